@@ -1,0 +1,131 @@
+//! What the user typed, as clap reads it. Each doc comment is the help text.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use mancala::engine::{Ruleset, Side};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mancala",
+    version,
+    about = "Referee for mancala games played by email: Super-Wari, Wari, Waurie and Mankala",
+    long_about = "Referee for mancala games played by email: Super-Wari, Wari, Waurie and Mankala.\n\n\
+        A game lives in its sheet: the board grid and numbered move log that players cut and paste. \
+        Start one with `mancala new`, play moves with `mancala move`, check one with `mancala show`.",
+    after_help = "Pits are letters from each player's own left, in sowing order (a, b, c, ...); digits 1, 2, 3, ... mean the same.\n\
+        Exit status: 0 done, 2 usage error, 65 bad sheet or illegal move, 66 file not found, 74 I/O error."
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the start sheet of a new game
+    New {
+        /// super-wari, wari, waurie or mankala
+        ruleset: Ruleset,
+        /// The name of the player at the top of the board
+        #[arg(long, default_value = "North")]
+        north: String,
+        /// The name of the player at the bottom of the board
+        #[arg(long, default_value = "South")]
+        south: String,
+        /// Stones in each pit at the start (default: the game's usual number)
+        #[arg(long)]
+        stones: Option<u8>,
+        /// Who sows first
+        #[arg(long, default_value = "south", value_parser = parse_side)]
+        first: Side,
+    },
+    /// Play moves for whoever is to move and print the new sheet
+    Move {
+        /// The sheet, or - for standard input
+        file: PathBuf,
+        /// Pits to sow in order, bonus sowings included: `c`, `c-f` or `c f`
+        #[arg(required = true)]
+        moves: Vec<String>,
+        /// Rewrite FILE with the new sheet (atomically) instead of printing it
+        #[arg(long, short = 'i')]
+        in_place: bool,
+    },
+    /// Check a sheet by replaying its log, and print it
+    Show {
+        /// The sheet, or - for standard input
+        file: PathBuf,
+        /// Print the position as JSON instead
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every position from the start through the moves
+    Replay {
+        /// super-wari, wari, waurie or mankala
+        ruleset: Ruleset,
+        /// Stones in each pit at the start (default: the game's usual number)
+        #[arg(long)]
+        stones: Option<u8>,
+        /// Who sows first
+        #[arg(long, default_value = "south", value_parser = parse_side)]
+        first: Side,
+        /// Pits sown in order, by whoever is to move
+        moves: Vec<String>,
+        /// One JSON object per line: the start, then one after every sowing
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the rules as this referee applies them
+    Rules {
+        /// One game's rules (default: all)
+        ruleset: Option<Ruleset>,
+    },
+}
+
+fn parse_side(text: &str) -> Result<Side, String> {
+    text.parse()
+        .map_err(|e: mancala::engine::ParsePitError| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_takes_names_stones_and_first() {
+        let args = Args::try_parse_from([
+            "mancala", "new", "Mankala", "--north", "Bill", "--stones", "5", "--first", "north",
+        ])
+        .unwrap();
+        match args.command {
+            Command::New {
+                ruleset,
+                north,
+                south,
+                stones,
+                first,
+            } => {
+                assert_eq!(ruleset, Ruleset::Mankala);
+                assert_eq!((north.as_str(), south.as_str()), ("Bill", "South"));
+                assert_eq!((stones, first), (Some(5), Side::North));
+            }
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_games_and_sides_are_usage_errors() {
+        let err = Args::try_parse_from(["mancala", "new", "oware"]).unwrap_err();
+        assert!(err.to_string().contains("unknown game 'oware'"), "{err}");
+        let err = Args::try_parse_from(["mancala", "new", "wari", "--first", "east"]).unwrap_err();
+        assert!(err.to_string().contains("not a side"), "{err}");
+    }
+
+    #[test]
+    fn move_needs_a_move() {
+        assert!(Args::try_parse_from(["mancala", "move", "sheet.txt"]).is_err());
+        let args = Args::try_parse_from(["mancala", "move", "-", "c-f", "--in-place"]).unwrap();
+        assert!(matches!(args.command, Command::Move { in_place: true, .. }));
+    }
+}

@@ -1,0 +1,142 @@
+//! One function per command; each calls down into the library.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use mancala::engine::{Game, Rules, Ruleset, Side};
+use mancala::sheet::{self, Players, PositionJson, Sheet};
+
+use super::args::{Args, Command};
+use super::{display_path, print, read_input, CliResult, Failure};
+
+pub fn run(args: Args) -> CliResult {
+    match args.command {
+        Command::New {
+            ruleset,
+            north,
+            south,
+            stones,
+            first,
+        } => {
+            let rules = rules_for(ruleset, stones)?;
+            let sheet = Sheet::with_first(rules, Players::named(&south, &north), first);
+            print(&sheet.to_string())
+        }
+        Command::Move {
+            file,
+            moves,
+            in_place,
+        } => play_moves(&file, &moves, in_place),
+        Command::Show { file, json } => {
+            let sheet = read_sheet(&file)?;
+            if json {
+                print(&(json_line(&sheet.game) + "\n"))
+            } else {
+                print(&sheet.to_string())
+            }
+        }
+        Command::Replay {
+            ruleset,
+            stones,
+            first,
+            moves,
+            json,
+        } => replay(rules_for(ruleset, stones)?, first, &moves, json),
+        Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
+    }
+}
+
+fn rules_for(ruleset: Ruleset, stones: Option<u8>) -> Result<Rules, Failure> {
+    match stones {
+        Some(n) => ruleset.with_stones(n).map_err(Failure::usage),
+        None => Ok(ruleset.rules()),
+    }
+}
+
+fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
+    let text = read_input(file)?;
+    Sheet::parse(&text).map_err(|e| Failure::data(format!("{}: {e}", display_path(file))))
+}
+
+/// The moves typed, split into sowings: `c-f d` is three.
+fn sowings_of(moves: &[String]) -> Result<Vec<mancala::engine::Pit>, Failure> {
+    let mut sowings = Vec::new();
+    for m in moves {
+        sowings.extend(sheet::parse_sowings(m).map_err(Failure::data)?);
+    }
+    Ok(sowings)
+}
+
+fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
+    let mut sheet = read_sheet(file)?;
+    for pit in sowings_of(moves)? {
+        let line = sheet.log_line_awaited();
+        sheet
+            .game
+            .play(pit)
+            .map_err(|e| Failure::data(format!("move {line}: {e}")))?;
+    }
+    let text = sheet.to_string();
+    if in_place && file != Path::new("-") {
+        write_atomically(file, &text)
+    } else {
+        print(&text)
+    }
+}
+
+/// Writes `text` beside `file`, syncs it, then renames it over `file`, so a
+/// crash leaves the old sheet or the new one, never half of one.
+fn write_atomically(file: &Path, text: &str) -> CliResult {
+    use std::io::Write;
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut out = std::fs::File::create(&temp)?;
+        out.write_all(text.as_bytes())?;
+        out.sync_all()?;
+        std::fs::rename(&temp, file)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        Failure::io(file.display(), &e)
+    })
+}
+
+fn json_line(game: &Game) -> String {
+    // Serialising plain numbers and strings cannot fail.
+    serde_json::to_string(&PositionJson::of(game)).unwrap_or_default()
+}
+
+fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult {
+    let sowings = sowings_of(moves)?;
+    let mut game = Game::new(rules, first);
+    let mut out = String::new();
+    let show = |game: &Game, out: &mut String| {
+        if json {
+            out.push_str(&json_line(game));
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "{}", sheet::describe_position(game));
+        }
+    };
+    show(&game, &mut out);
+    for (i, pit) in sowings.into_iter().enumerate() {
+        if let Err(e) = game.play(pit) {
+            print(&out)?;
+            return Err(Failure::data(format!("sowing {}: {e}", i + 1)));
+        }
+        show(&game, &mut out);
+        // Print as we go on long replays, so a pipe sees progress.
+        if out.len() > 1 << 16 {
+            print(&std::mem::take(&mut out))?;
+        }
+    }
+    print(&out)
+}

@@ -1,0 +1,104 @@
+//! The command line: arguments as typed ([`args`]), then one function per
+//! command, each a thin call into the library.
+
+mod args;
+mod commands;
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::Args;
+
+/// Exit codes from sysexits.h, which MTAs and scripts understand.
+pub mod exit {
+    pub const USAGE: u8 = 2;
+    /// Bad input data: a sheet that cannot be read, an illegal move.
+    pub const DATA: u8 = 65;
+    pub const NO_INPUT: u8 = 66;
+    pub const IO: u8 = 74;
+}
+
+/// A failure, with the exit code it means.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn data(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: exit::DATA,
+            message: message.to_string(),
+        }
+    }
+
+    pub fn usage(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: exit::USAGE,
+            message: message.to_string(),
+        }
+    }
+
+    pub fn io(what: impl std::fmt::Display, error: &io::Error) -> Failure {
+        let code = if error.kind() == io::ErrorKind::NotFound {
+            exit::NO_INPUT
+        } else {
+            exit::IO
+        };
+        Failure {
+            code,
+            message: format!("{what}: {error}"),
+        }
+    }
+}
+
+pub type CliResult = Result<(), Failure>;
+
+pub fn main() -> ExitCode {
+    let args = Args::parse();
+    match commands::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            // A closed pipe (`mancala ... | head`) is not worth a message.
+            let _ = writeln!(io::stderr(), "mancala: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// Reads a file, or standard input for `-`.
+pub fn read_input(path: &Path) -> Result<String, Failure> {
+    let mut text = String::new();
+    let result = if path == Path::new("-") {
+        io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read(path).and_then(|bytes| {
+            // Sheets come from mail and editors: take any bytes, never fail on encoding.
+            text = String::from_utf8_lossy(&bytes).into_owned();
+            Ok(())
+        })
+    };
+    result.map_err(|e| Failure::io(display_path(path), &e))?;
+    Ok(text)
+}
+
+pub fn display_path(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Writes to standard output; a closed pipe ends quietly.
+pub fn print(text: &str) -> CliResult {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| Failure::io("standard output", &e)),
+    }
+}

@@ -1,0 +1,158 @@
+//! A game: a start, the sowings played, and the rules that need history
+//! (repetition) or a player's word (resignation).
+
+use super::position::{PlayError, PlayErrorKind, Position, Sowing};
+use super::{EndReason, Outcome, Pit, Rules, Side};
+
+/// One sowing of the game's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayedSowing {
+    pub side: Side,
+    pub pit: Pit,
+}
+
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    sowings: Vec<PlayedSowing>,
+    /// Keys of the positions since the last capture: captures cannot be
+    /// undone, so no earlier position can come back.
+    since_capture: Vec<u64>,
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    pub fn new(rules: Rules, first: Side) -> Game {
+        Game::from_position(Position::start(rules, first))
+    }
+
+    /// A game that starts from a set-up position.
+    pub fn from_position(start: Position) -> Game {
+        Game {
+            start,
+            position: start,
+            sowings: Vec::new(),
+            since_capture: vec![start.key()],
+            outcome: start.outcome(),
+        }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        self.position.rules()
+    }
+
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// Who sowed first.
+    pub fn first(&self) -> Side {
+        self.start.to_move()
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn sowings(&self) -> &[PlayedSowing] {
+        &self.sowings
+    }
+
+    /// Sowings played so far.
+    pub fn ply(&self) -> usize {
+        self.sowings.len()
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// The side to move, or `None` once the game is over.
+    pub fn to_move(&self) -> Option<Side> {
+        (!self.is_over()).then(|| self.position.to_move())
+    }
+
+    /// The pits the player to move may sow; empty once the game is over.
+    pub fn legal_moves(&self) -> super::PitSet {
+        if self.is_over() {
+            super::PitSet::EMPTY
+        } else {
+            self.position.legal_moves()
+        }
+    }
+
+    /// Plays one sowing for the side to move.
+    ///
+    /// # Errors
+    /// When the move is not legal; the game is unchanged.
+    pub fn play(&mut self, pit: Pit) -> Result<Sowing, PlayError> {
+        if self.is_over() {
+            return Err(PlayError {
+                side: self.position.to_move(),
+                pit,
+                kind: PlayErrorKind::GameOver,
+                legal: super::PitSet::EMPTY,
+            });
+        }
+        let sowing = self.position.play(pit)?;
+        self.record(sowing);
+        Ok(sowing)
+    }
+
+    /// Plays a sowing already known to be legal (replays, search).
+    pub fn play_unchecked(&mut self, pit: Pit) -> Sowing {
+        let sowing = self.position.play_unchecked(pit);
+        self.record(sowing);
+        sowing
+    }
+
+    fn record(&mut self, sowing: Sowing) {
+        self.sowings.push(PlayedSowing {
+            side: sowing.side,
+            pit: sowing.pit,
+        });
+        self.outcome = self.position.outcome();
+        if self.outcome.is_some() || !self.rules().repetition_ends {
+            return;
+        }
+        if sowing.captured > 0 {
+            self.since_capture.clear();
+        }
+        let key = self.position.key();
+        if self.since_capture.contains(&key) {
+            // Rule 5 ("ko"): each wins the stones left on their own side.
+            let score = Side::BOTH
+                .map(|side| u16::from(self.position.store(side)) + self.position.row_total(side));
+            self.outcome = Some(Outcome::by_score(EndReason::Repetition, score));
+        } else {
+            self.since_capture.push(key);
+        }
+    }
+
+    /// `side` gives up: the other side wins, whatever the board says.
+    pub fn resign(&mut self, side: Side) {
+        self.end_by(side, EndReason::Resignation);
+    }
+
+    /// `side` ran out of time.
+    pub fn forfeit(&mut self, side: Side) {
+        self.end_by(side, EndReason::Forfeit);
+    }
+
+    fn end_by(&mut self, loser: Side, reason: EndReason) {
+        if self.is_over() {
+            return;
+        }
+        let score = Side::BOTH.map(|side| u16::from(self.position.store(side)));
+        self.outcome = Some(Outcome {
+            winner: Some(loser.other()),
+            reason,
+            score,
+        });
+    }
+}

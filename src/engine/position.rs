@@ -1,0 +1,429 @@
+//! A position and the one sowing routine every ruleset shares.
+
+use std::fmt;
+
+use super::rules::{Capture, EmptyRow, Rules};
+use super::{EndReason, Outcome, Pit, PitSet, Side, MAX_PITS};
+
+/// Cells in sowing order: South's pits, South's store, North's pits, North's
+/// store. Wari games keep captured stones in the store cells and never sow
+/// into them.
+const CELLS: usize = 2 * (MAX_PITS as usize + 1);
+
+/// Where a sowing's last stone fell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Landing {
+    Pit(Side, Pit),
+    Store(Side),
+}
+
+/// What one sowing did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sowing {
+    pub side: Side,
+    pub pit: Pit,
+    /// Stones picked up.
+    pub stones: u8,
+    pub last: Landing,
+    /// Stones captured (Wari: into the store; Mankala: into the pit).
+    pub captured: u8,
+    /// The mover sows again.
+    pub bonus: bool,
+    /// Stones the mover took when the opponent could not be fed (Wari).
+    pub swept: u8,
+}
+
+/// A board and the side to move: everything the rules need to go on.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    rules: Rules,
+    cells: [u8; CELLS],
+    to_move: Side,
+}
+
+impl Position {
+    /// The start of a game: every pit holds the ruleset's stones.
+    pub fn start(rules: Rules, first: Side) -> Position {
+        let mut cells = [0; CELLS];
+        let n = usize::from(rules.pits);
+        cells[..n].fill(rules.stones);
+        cells[n + 1..2 * n + 1].fill(rules.stones);
+        Position {
+            rules,
+            cells,
+            to_move: first,
+        }
+    }
+
+    /// A position from its counts, for tests and set-ups. Rows list each
+    /// player's pits from their own `a`; `stores` is South's then North's.
+    ///
+    /// # Errors
+    /// When a row's length is not the ruleset's, or the stones do not add up
+    /// to the ruleset's total.
+    pub fn from_counts(
+        rules: Rules,
+        south: &[u8],
+        north: &[u8],
+        stores: [u8; 2],
+        to_move: Side,
+    ) -> Result<Position, String> {
+        let n = usize::from(rules.pits);
+        if south.len() != n || north.len() != n {
+            return Err(format!("each row needs {n} pits"));
+        }
+        let mut position = Position {
+            rules,
+            cells: [0; CELLS],
+            to_move,
+        };
+        position.cells[..n].copy_from_slice(south);
+        position.cells[n + 1..2 * n + 1].copy_from_slice(north);
+        position.cells[n] = stores[0];
+        position.cells[2 * n + 1] = stores[1];
+        let total: u16 = position.cells.iter().map(|&c| u16::from(c)).sum();
+        if total != rules.total_stones() {
+            return Err(format!(
+                "{total} stones on the board, the game has {}",
+                rules.total_stones()
+            ));
+        }
+        Ok(position)
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    pub fn to_move(&self) -> Side {
+        self.to_move
+    }
+
+    fn n(&self) -> usize {
+        usize::from(self.rules.pits)
+    }
+
+    fn row_start(&self, side: Side) -> usize {
+        side.index() * (self.n() + 1)
+    }
+
+    fn store_cell(&self, side: Side) -> usize {
+        self.row_start(side) + self.n()
+    }
+
+    fn row(&self, side: Side) -> &[u8] {
+        let start = self.row_start(side);
+        &self.cells[start..start + self.n()]
+    }
+
+    /// Stones in one of `side`'s pits.
+    pub fn stones(&self, side: Side, pit: Pit) -> u8 {
+        self.row(side)[usize::from(pit.index())]
+    }
+
+    /// A player's pits from their own `a`.
+    pub fn pits(&self, side: Side) -> &[u8] {
+        self.row(side)
+    }
+
+    /// The store: endpit or home, or the stones captured in Wari games.
+    pub fn store(&self, side: Side) -> u8 {
+        self.cells[self.store_cell(side)]
+    }
+
+    /// Stones in a player's pits.
+    pub fn row_total(&self, side: Side) -> u16 {
+        self.row(side).iter().map(|&c| u16::from(c)).sum()
+    }
+
+    fn nonempty(&self, side: Side) -> PitSet {
+        Pit::all(self.rules.pits)
+            .filter(|&p| self.stones(side, p) > 0)
+            .collect()
+    }
+
+    /// How the game stands if it is over by the position alone (repetition
+    /// needs the history: see [`super::Game`]).
+    pub fn outcome(&self) -> Option<Outcome> {
+        let stores = [
+            u16::from(self.store(Side::South)),
+            u16::from(self.store(Side::North)),
+        ];
+        match self.rules.empty_row {
+            EmptyRow::MustFeed => {
+                // The board empties only when a starved opponent's stones were swept.
+                if self.row_total(Side::South) + self.row_total(Side::North) == 0 {
+                    return Some(Outcome::by_score(EndReason::Starvation, stores));
+                }
+                let half = self.rules.total_stones() / 2;
+                if self.rules.majority_wins && stores.iter().any(|&s| s > half) {
+                    return Some(Outcome::by_score(EndReason::Majority, stores));
+                }
+                None
+            }
+            EmptyRow::CannotMoveWins => (self.row_total(self.to_move) == 0).then(|| Outcome {
+                winner: Some(self.to_move),
+                reason: EndReason::CannotMove,
+                score: stores,
+            }),
+            EmptyRow::EndsGame => {
+                let (south, north) = (self.row_total(Side::South), self.row_total(Side::North));
+                (south == 0 || north == 0).then(|| {
+                    Outcome::by_score(EndReason::RowEmpty, [stores[0] + south, stores[1] + north])
+                })
+            }
+        }
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    /// The pits the player to move may sow; empty when the game is over.
+    pub fn legal_moves(&self) -> PitSet {
+        if self.is_over() {
+            return PitSet::EMPTY;
+        }
+        let nonempty = self.nonempty(self.to_move);
+        if self.rules.empty_row != EmptyRow::MustFeed {
+            return nonempty;
+        }
+        let feeding: PitSet = nonempty
+            .into_iter()
+            .filter(|&pit| !self.starves_opponent(pit))
+            .collect();
+        // When every move starves the opponent, any move may be played.
+        if feeding.is_empty() {
+            nonempty
+        } else {
+            feeding
+        }
+    }
+
+    /// Would sowing `pit` leave the opponent with no stones?
+    fn starves_opponent(&self, pit: Pit) -> bool {
+        let opponent = self.to_move.other();
+        let seeds = self.stones(self.to_move, pit);
+        let to_opponent_row = self.n() - usize::from(pit.index());
+        if self.row_total(opponent) == 0 {
+            // Wari sows no stores, so the opponent's row is `to_opponent_row` cells on.
+            return usize::from(seeds) < to_opponent_row;
+        }
+        if usize::from(seeds) < to_opponent_row {
+            return false; // ends in the mover's own row: no capture
+        }
+        let mut after = *self;
+        after.sow(pit);
+        after.row_total(opponent) == 0
+    }
+
+    /// Sows `pit` after checking that the move is legal. On error the
+    /// position is unchanged.
+    ///
+    /// # Errors
+    /// When the game is over, the pit is not on the board, it is empty, or
+    /// the rules forbid it (starving the opponent).
+    pub fn play(&mut self, pit: Pit) -> Result<Sowing, PlayError> {
+        let legal = self.legal_moves();
+        if !legal.contains(pit) {
+            let kind = if self.is_over() {
+                PlayErrorKind::GameOver
+            } else if pit.index() >= self.rules.pits {
+                PlayErrorKind::NoSuchPit
+            } else if self.stones(self.to_move, pit) == 0 {
+                PlayErrorKind::Empty
+            } else {
+                PlayErrorKind::StarvesOpponent
+            };
+            return Err(PlayError {
+                side: self.to_move,
+                pit,
+                kind,
+                legal,
+            });
+        }
+        let forced_starvation =
+            self.rules.empty_row == EmptyRow::MustFeed && self.starves_opponent(pit);
+        Ok(self.play_checked(pit, forced_starvation))
+    }
+
+    /// Sows `pit` without checking legality, for replaying moves already
+    /// checked and for search. The pit must be a legal move.
+    pub fn play_unchecked(&mut self, pit: Pit) -> Sowing {
+        let forced_starvation =
+            self.rules.empty_row == EmptyRow::MustFeed && self.starves_opponent(pit);
+        self.play_checked(pit, forced_starvation)
+    }
+
+    fn play_checked(&mut self, pit: Pit, forced_starvation: bool) -> Sowing {
+        let mut sowing = self.sow(pit);
+        if forced_starvation {
+            // Rule 4: the sower wins all the remaining stones, and the game ends.
+            let mut swept = 0;
+            for side in Side::BOTH {
+                let (start, n) = (self.row_start(side), self.n());
+                for cell in &mut self.cells[start..start + n] {
+                    swept += *cell;
+                    *cell = 0;
+                }
+            }
+            let store = self.store_cell(sowing.side);
+            self.cells[store] += swept;
+            sowing.swept = swept;
+        }
+        if !sowing.bonus {
+            self.to_move = self.to_move.other();
+        }
+        sowing
+    }
+
+    /// The sowing core, shared by every ruleset: take the stones, sow them
+    /// one a cell anti-clockwise, then apply the ruleset's capture.
+    fn sow(&mut self, pit: Pit) -> Sowing {
+        let mover = self.to_move;
+        let n = self.n();
+        let ring = 2 * n + 2;
+        let origin = self.row_start(mover) + usize::from(pit.index());
+        let own_store = self.store_cell(mover);
+        let opponent_store = self.store_cell(mover.other());
+        let stones = self.cells[origin];
+        self.cells[origin] = 0;
+        let mut left = stones;
+        let mut cell = origin;
+        while left > 0 {
+            cell += 1;
+            if cell == ring {
+                cell = 0;
+            }
+            if cell == opponent_store
+                || (cell == own_store && !self.rules.stores)
+                || (cell == origin && self.rules.skip_origin)
+            {
+                continue;
+            }
+            self.cells[cell] += 1;
+            left -= 1;
+        }
+        let last = if cell == own_store {
+            Landing::Store(mover)
+        } else if cell < n + 1 {
+            Landing::Pit(Side::South, Pit::new(cell as u8))
+        } else {
+            Landing::Pit(Side::North, Pit::new((cell - n - 1) as u8))
+        };
+        let captured = match (self.rules.capture, last) {
+            (Capture::TwoOrThreeBackwards, Landing::Pit(side, landed)) if side != mover => {
+                self.capture_two_or_three(side, landed)
+            }
+            (Capture::OppositeIntoOwnPit, Landing::Pit(side, landed))
+                if side == mover && self.cells[cell] == 1 =>
+            {
+                self.capture_opposite(landed)
+            }
+            _ => 0,
+        };
+        Sowing {
+            side: mover,
+            pit,
+            stones,
+            last,
+            captured,
+            bonus: self.rules.bonus_in_own_store && last == Landing::Store(mover),
+            swept: 0,
+        }
+    }
+
+    /// Wari: take the landing cell and the unbroken run of 2s and 3s behind it.
+    fn capture_two_or_three(&mut self, victim: Side, landed: Pit) -> u8 {
+        let start = self.row_start(victim);
+        let mut taken = 0;
+        for index in (0..=usize::from(landed.index())).rev() {
+            let stones = self.cells[start + index];
+            if !(2..=3).contains(&stones) {
+                break;
+            }
+            taken += stones;
+            self.cells[start + index] = 0;
+        }
+        let store = self.store_cell(victim.other());
+        self.cells[store] += taken;
+        taken
+    }
+
+    /// Mankala: the opposite pit's stones move into the mover's landing pit.
+    fn capture_opposite(&mut self, landed: Pit) -> u8 {
+        let mover = self.to_move;
+        let opposite =
+            self.row_start(mover.other()) + usize::from(self.rules.opposite(landed).index());
+        let taken = self.cells[opposite];
+        self.cells[opposite] = 0;
+        let own = self.row_start(mover) + usize::from(landed.index());
+        self.cells[own] += taken;
+        taken
+    }
+
+    /// A cheap 64-bit key of the cells and the side to move, for spotting
+    /// repetitions.
+    pub fn key(&self) -> u64 {
+        let mut lo = [0u8; 8];
+        let mut hi = [0u8; 8];
+        lo.copy_from_slice(&self.cells[..8]);
+        hi.copy_from_slice(&self.cells[8..16]);
+        let mut h = u64::from_le_bytes(lo).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= u64::from_le_bytes(hi)
+            .rotate_left(29)
+            .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        h ^= u64::from(self.cells[16]) << 8 | u64::from(self.cells[17]) << 16;
+        h ^ (self.to_move as u64) << 63
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} north {:?} [{}] south {:?} [{}], {} to move",
+            self.rules.ruleset,
+            self.pits(Side::North),
+            self.store(Side::North),
+            self.pits(Side::South),
+            self.store(Side::South),
+            self.to_move
+        )
+    }
+}
+
+/// Why a move cannot be played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayErrorKind {
+    GameOver,
+    NoSuchPit,
+    Empty,
+    StarvesOpponent,
+}
+
+/// A move the rules do not allow, with the moves they do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct PlayError {
+    pub side: Side,
+    pub pit: Pit,
+    pub kind: PlayErrorKind,
+    pub legal: PitSet,
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (side, pit) = (self.side, self.pit);
+        match self.kind {
+            PlayErrorKind::GameOver => return f.write_str("the game is over"),
+            PlayErrorKind::NoSuchPit => write!(f, "{side} has no pit {pit} on this board")?,
+            PlayErrorKind::Empty => write!(f, "{side}'s {pit} is empty")?,
+            PlayErrorKind::StarvesOpponent => write!(
+                f,
+                "{side}'s {pit} would leave {} with no stones",
+                side.other()
+            )?,
+        }
+        write!(f, "; legal: {}", self.legal)
+    }
+}

@@ -1,0 +1,9 @@
+//! `mancala-referee`: a referee for mancala games played by email.
+//!
+//! The layers depend one way: [`engine`] (rules, no text) ← [`sheet`]
+//! (the board grid and move log players cut and paste) ← `mail` ← the
+//! `mancala` command line.
+
+pub mod engine;
+pub mod guide;
+pub mod sheet;

@@ -1,0 +1,609 @@
+//! Reading a sheet out of any text: quoted, indented, re-spaced, CRLF.
+//!
+//! [`RawSheet::find`] only reads: the counts drawn, the names, the log's
+//! moves. [`RawSheet::replay`] hands the moves to the engine, which alone
+//! decides what is legal.
+
+use std::fmt;
+
+use super::{Player, Players, Sheet};
+use crate::engine::{Game, Pit, PlayError, Rules, RulesError, Ruleset, Side};
+
+/// A sheet as written, before its log is replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawSheet {
+    /// From the `Game:` line, if there is one.
+    pub ruleset: Option<Ruleset>,
+    pub stones: Option<u8>,
+    pub first: Option<Side>,
+    /// Pits in each row, as drawn.
+    pub pits: u8,
+    /// The grid has store columns at its ends.
+    pub stores_drawn: bool,
+    /// Counts drawn, each row from its owner's `a`.
+    pub south: Vec<u8>,
+    pub north: Vec<u8>,
+    /// Stores drawn at the grid's ends (South's, North's).
+    pub stores: Option<[u8; 2]>,
+    /// The `Captured:` line of Wari sheets (South's, North's).
+    pub captured: Option<[u8; 2]>,
+    pub players: Players,
+    /// The log's turns in order, each its sowings; the `?` marks are not kept.
+    pub turns: Vec<Vec<Pit>>,
+    /// The text's lines (0-based) that the sheet spans, title to last line.
+    pub lines: std::ops::Range<usize>,
+}
+
+/// What is wrong with a sheet, said so that a player can fix it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SheetError {
+    #[error("no game sheet found: expected a board grid (lines like '+----+----+') with a move log under it")]
+    NoSheet,
+    #[error("the board's {row} row cannot be read: {problem}")]
+    BadRow { row: &'static str, problem: String },
+    #[error("no move log found under the board (a line '1.' under the players' names)")]
+    NoLog,
+    #[error("a {pits}-pit sheet must say which game it is, with a line like 'Game: {example}' above the board")]
+    UnnamedGame { pits: u8, example: &'static str },
+    #[error("the 'Game:' line cannot be read: {0}")]
+    GameLine(String),
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    #[error("the sheet says {ruleset}, which has {expected} pits a row{stores}, but the board draws {pits}")]
+    Layout {
+        ruleset: Ruleset,
+        expected: u8,
+        stores: &'static str,
+        pits: u8,
+    },
+    #[error("log line {line}: '{text}' is not a move (moves are pits such as c, or c-f for a bonus sowing)")]
+    BadLogMove { line: usize, text: String },
+    #[error("log line {line}: {problem}")]
+    BadLogLine { line: usize, problem: String },
+    #[error("move {line}: {error}")]
+    Move { line: usize, error: PlayError },
+    #[error("move {line}: {side}'s {turn} ends in the store and earns another sowing; write it as {turn}-<pit>")]
+    MissingBonus {
+        line: usize,
+        side: Side,
+        turn: String,
+    },
+    #[error("move {line}: {side}'s {turn} sows again after a sowing that earned no bonus")]
+    NoBonus {
+        line: usize,
+        side: Side,
+        turn: String,
+    },
+    #[error("move {line}: the game was already over")]
+    AfterEnd { line: usize },
+    #[error("the board does not match the log: {what} shows {drawn}, the log gives {expected}")]
+    Mismatch {
+        what: Place,
+        drawn: u8,
+        expected: u8,
+    },
+}
+
+/// A place on the board, for error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Pit(Side, Pit),
+    Store(Side),
+    Captured(Side),
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Pit(side, pit) => write!(f, "{side}'s {pit}"),
+            Place::Store(side) => write!(f, "{side}'s store"),
+            Place::Captured(side) => write!(f, "{side}'s captured total"),
+        }
+    }
+}
+
+/// A line without quote markers, indentation, CR or trailing blanks.
+fn bare(line: &str) -> &str {
+    line.trim_start_matches(|c: char| c == '>' || c.is_whitespace())
+        .trim_end()
+}
+
+fn is_border(line: &str) -> bool {
+    line.starts_with('+')
+        && line.matches('+').count() >= 3
+        && line.chars().all(|c| matches!(c, '+' | '-' | ' ' | '\t'))
+}
+
+/// The store row between the pit rows: `|  0 +----+ ... +----+  0 |`.
+fn is_middle(line: &str) -> bool {
+    line.starts_with('|') && line.contains("+-")
+}
+
+fn is_row(line: &str) -> bool {
+    line.starts_with('|') && !is_middle(line)
+}
+
+/// One pit row: the cells between the bars, and the name after the last.
+fn split_row(line: &str) -> (Vec<&str>, &str) {
+    let body = &line[1..];
+    let last = body.rfind('|').unwrap_or(body.len());
+    let name = body.get(last + 1..).unwrap_or("").trim();
+    let cells = body[..last].split('|').map(str::trim).collect();
+    (cells, name)
+}
+
+fn count(text: &str, row: &'static str) -> Result<u8, SheetError> {
+    text.parse().map_err(|_| SheetError::BadRow {
+        row,
+        problem: format!("'{text}' is not a number of stones"),
+    })
+}
+
+/// The counts of a drawn row, left to right, checking blank store columns.
+fn row_counts(
+    line: &str,
+    columns: usize,
+    stores: bool,
+    row: &'static str,
+) -> Result<(Vec<u8>, String), SheetError> {
+    let (cells, name) = split_row(line);
+    if cells.len() != columns {
+        return Err(SheetError::BadRow {
+            row,
+            problem: format!(
+                "it has {} cells where the border has {columns}",
+                cells.len()
+            ),
+        });
+    }
+    let pits = if stores {
+        if !cells[0].is_empty() || !cells[columns - 1].is_empty() {
+            return Err(SheetError::BadRow {
+                row,
+                problem: "the store columns at its ends should be blank on this row".into(),
+            });
+        }
+        &cells[1..columns - 1]
+    } else {
+        &cells[..]
+    };
+    let counts = pits
+        .iter()
+        .map(|c| count(c, row))
+        .collect::<Result<_, _>>()?;
+    Ok((counts, name.to_string()))
+}
+
+fn middle_stores(line: &str) -> Result<[u8; 2], SheetError> {
+    let inner = line.trim_start_matches('|').trim_end_matches('|');
+    let (Some(first), Some(last)) = (inner.find('+'), inner.rfind('+')) else {
+        return Err(SheetError::BadRow {
+            row: "store",
+            problem: "expected '| n +----+ ... +----+ n |'".into(),
+        });
+    };
+    let north = count(inner[..first].trim(), "store")?;
+    let south = count(inner[last + 1..].trim(), "store")?;
+    Ok([south, north])
+}
+
+/// `Game: waurie, 4 stones, south first`: the game, and optionally the stones
+/// and who moved first, in any order after the game.
+fn game_line(line: &str) -> Option<Result<(Ruleset, Option<u8>, Option<Side>), SheetError>> {
+    let (key, rest) = line.split_once(':')?;
+    if !key.trim().eq_ignore_ascii_case("game") {
+        return None;
+    }
+    let mut parts = rest.split(',').map(str::trim);
+    let parsed = (|| {
+        let ruleset: Ruleset = parts.next().unwrap_or("").parse()?;
+        let (mut stones, mut first) = (None, None);
+        for part in parts {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            match words.as_slice() {
+                [n, unit] if unit.starts_with("stone") => {
+                    stones = Some(n.parse().map_err(|_| {
+                        SheetError::GameLine(format!("'{n}' is not a number of stones"))
+                    })?);
+                }
+                [side, "first"] | [side, "moves", "first"] => {
+                    first = Some(side.parse().map_err(|_| {
+                        SheetError::GameLine(format!("'{side}' is not south or north"))
+                    })?);
+                }
+                _ => return Err(SheetError::GameLine(format!("'{part}' is not understood"))),
+            }
+        }
+        Ok((ruleset, stones, first))
+    })();
+    Some(parsed)
+}
+
+/// `Captured: south 3, north 5`.
+fn captured_line(line: &str) -> Option<[u8; 2]> {
+    let (key, rest) = line.split_once(':')?;
+    if !key.trim().eq_ignore_ascii_case("captured") {
+        return None;
+    }
+    let mut captured = [0, 0];
+    for part in rest.split(',') {
+        let mut words = part.split_whitespace();
+        let side: Side = words.next()?.parse().ok()?;
+        captured[side.index()] = words.next()?.parse().ok()?;
+    }
+    Some(captured)
+}
+
+/// `South: Yourname <you@example.org>`.
+fn address_line(line: &str) -> Option<(Side, Player)> {
+    let (key, rest) = line.split_once(':')?;
+    let side: Side = key.parse().ok()?;
+    let rest = rest.trim();
+    let open = rest.rfind('<')?;
+    let address = rest[open + 1..].strip_suffix('>')?.trim();
+    Some((
+        side,
+        Player {
+            name: rest[..open].trim().to_string(),
+            address: (!address.is_empty()).then(|| address.to_string()),
+        },
+    ))
+}
+
+/// A numbered log line: `3.    c-f    d`.
+fn log_line(line: &str) -> Option<(usize, &str)> {
+    let (number, rest) = line.split_once('.')?;
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    Some((number.parse().ok()?, rest.trim()))
+}
+
+/// One turn as written: its sowings, and whether it ends awaiting one (`?`).
+fn log_turn(token: &str, line: usize) -> Result<(Vec<Pit>, bool), SheetError> {
+    let bad = || SheetError::BadLogMove {
+        line,
+        text: token.to_string(),
+    };
+    let mut sowings = Vec::new();
+    let mut parts = token.split('-').peekable();
+    while let Some(part) = parts.next() {
+        if part == "?" && parts.peek().is_none() {
+            return Ok((sowings, true));
+        }
+        sowings.push(part.parse().map_err(|_| bad())?);
+    }
+    Ok((sowings, false))
+}
+
+/// Lines of the grid, from the border over North's row to the one under South's.
+struct Grid {
+    start: usize,
+    columns: usize,
+    stores: bool,
+}
+
+fn find_grid(lines: &[&str]) -> Option<Grid> {
+    (0..lines.len().saturating_sub(4)).find_map(|i| {
+        let w = &lines[i..i + 5];
+        let shape = is_border(w[0])
+            && is_row(w[1])
+            && (is_border(w[2]) || is_middle(w[2]))
+            && is_row(w[3])
+            && is_border(w[4]);
+        shape.then(|| Grid {
+            start: i,
+            columns: w[0].matches('+').count() - 1,
+            stores: is_middle(w[2]),
+        })
+    })
+}
+
+fn is_letters(line: &str) -> bool {
+    !line.is_empty()
+        && line
+            .split_whitespace()
+            .all(|w| w.len() == 1 && w.as_bytes()[0].is_ascii_lowercase())
+}
+
+impl RawSheet {
+    /// Finds the first sheet in `text` and reads it, without replaying it.
+    ///
+    /// # Errors
+    /// When there is no grid or log, or a part cannot be read.
+    pub fn find(text: &str) -> Result<RawSheet, SheetError> {
+        let lines: Vec<&str> = text.lines().map(bare).collect();
+        let grid = find_grid(&lines).ok_or(SheetError::NoSheet)?;
+        let g = grid.start;
+        let pits = if grid.stores {
+            grid.columns.saturating_sub(2)
+        } else {
+            grid.columns
+        };
+        let pits = u8::try_from(pits)
+            .ok()
+            .filter(|&p| (1..=crate::engine::MAX_PITS).contains(&p))
+            .ok_or_else(|| SheetError::BadRow {
+                row: "border",
+                problem: format!("no game has {pits} pits a row"),
+            })?;
+        let (top, north_name) = row_counts(lines[g + 1], grid.columns, grid.stores, "top")?;
+        let (bottom, south_name) = row_counts(lines[g + 3], grid.columns, grid.stores, "bottom")?;
+        let stores = if grid.stores {
+            Some(middle_stores(lines[g + 2])?)
+        } else {
+            None
+        };
+
+        // The Game: line sits just above the grid, perhaps after a blank.
+        let mut title = None;
+        let mut sheet_start = g;
+        for i in (g.saturating_sub(4)..g).rev() {
+            if let Some(parsed) = game_line(lines[i]) {
+                title = Some(parsed?);
+                sheet_start = i;
+                break;
+            }
+        }
+        if sheet_start == g && g > 0 && is_letters(lines[g - 1]) {
+            sheet_start = g - 1;
+        }
+
+        // Under the grid: letters, the Captured: line, the log heading, the log.
+        let mut captured = None;
+        let mut heading = None;
+        let mut log_start = None;
+        for (i, line) in lines.iter().enumerate().skip(g + 5).take(8) {
+            if let Some(c) = captured_line(line) {
+                captured = Some(c);
+            } else if let Some((1, _)) = log_line(line) {
+                log_start = Some(i);
+                break;
+            } else if !line.is_empty() && !is_letters(line) {
+                heading = Some(*line);
+            }
+        }
+        let log_start = log_start.ok_or(SheetError::NoLog)?;
+        let (turns, log_end) = read_log(&lines, log_start)?;
+
+        let mut players = Players {
+            south: Player {
+                name: south_name,
+                address: None,
+            },
+            north: Player {
+                name: north_name,
+                address: None,
+            },
+        };
+        let mut end = log_end;
+        for (i, line) in lines.iter().enumerate().skip(log_end).take(4) {
+            if let Some((side, player)) = address_line(line) {
+                *players.get_mut(side) = player;
+                end = i + 1;
+            } else if line.starts_with("Result:") {
+                end = i + 1;
+            }
+        }
+        let (ruleset, stones, first) = match title {
+            Some((r, s, f)) => (Some(r), s, f),
+            None => (None, None, None),
+        };
+        let first = first.or_else(|| first_from_heading(heading, &players));
+        let pit_rows = |counts: Vec<u8>, reversed: bool| {
+            if reversed {
+                counts.into_iter().rev().collect()
+            } else {
+                counts
+            }
+        };
+        Ok(RawSheet {
+            ruleset,
+            stones,
+            first,
+            pits,
+            stores_drawn: grid.stores,
+            north: pit_rows(top, true),
+            south: pit_rows(bottom, false),
+            stores,
+            captured,
+            players,
+            turns,
+            lines: sheet_start..end,
+        })
+    }
+
+    /// The rules the sheet is played by.
+    ///
+    /// # Errors
+    /// When it does not name its game and the grid does not tell, or names
+    /// one whose board differs from the grid.
+    pub fn rules(&self) -> Result<Rules, SheetError> {
+        let ruleset = match self.ruleset {
+            Some(r) => r,
+            // The broadcast's own sheet names no game: 8 cells, no stores.
+            None if self.pits == 8 && !self.stores_drawn => Ruleset::SuperWari,
+            None => {
+                return Err(SheetError::UnnamedGame {
+                    pits: self.pits,
+                    example: if self.stores_drawn { "waurie" } else { "wari" },
+                })
+            }
+        };
+        let rules = match self.stones {
+            Some(stones) => ruleset.with_stones(stones)?,
+            None => ruleset.rules(),
+        };
+        if rules.pits != self.pits || rules.stores != self.stores_drawn {
+            return Err(SheetError::Layout {
+                ruleset,
+                expected: rules.pits,
+                stores: if rules.stores {
+                    " and two stores"
+                } else {
+                    " and no stores"
+                },
+                pits: self.pits,
+            });
+        }
+        Ok(rules)
+    }
+
+    /// Replays the first `turns` turns of the log.
+    ///
+    /// # Errors
+    /// The first move that cannot be played, named by its log line.
+    pub fn replay(&self, turns: usize) -> Result<Sheet, SheetError> {
+        let rules = self.rules()?;
+        let first = self.first.unwrap_or(rules.default_first());
+        let mut game = Game::new(rules, first);
+        let turns = &self.turns[..turns.min(self.turns.len())];
+        for (t, sowings) in turns.iter().enumerate() {
+            let line = t / 2 + 1;
+            let side = if t % 2 == 0 { first } else { first.other() };
+            let written = || {
+                sowings
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("-")
+            };
+            for (j, &pit) in sowings.iter().enumerate() {
+                match game.to_move() {
+                    None => return Err(SheetError::AfterEnd { line }),
+                    Some(s) if s != side && j > 0 => {
+                        return Err(SheetError::NoBonus {
+                            line,
+                            side,
+                            turn: written(),
+                        })
+                    }
+                    _ => {}
+                }
+                game.play(pit)
+                    .map_err(|error| SheetError::Move { line, error })?;
+            }
+            if game.to_move() == Some(side) && t + 1 < turns.len() {
+                return Err(SheetError::MissingBonus {
+                    line,
+                    side,
+                    turn: written(),
+                });
+            }
+        }
+        Ok(Sheet {
+            game,
+            players: self.players.clone(),
+        })
+    }
+
+    /// Checks the counts drawn against `game`'s position.
+    ///
+    /// # Errors
+    /// The first place, South's pits first, whose count differs.
+    pub fn check_board(&self, game: &Game) -> Result<(), SheetError> {
+        let position = game.position();
+        let mut places: Vec<(Place, u8, u8)> = Vec::new();
+        for (side, row) in [(Side::South, &self.south), (Side::North, &self.north)] {
+            for (pit, &drawn) in Pit::all(self.pits).zip(row.iter()) {
+                places.push((Place::Pit(side, pit), drawn, position.stones(side, pit)));
+            }
+        }
+        for side in Side::BOTH {
+            if let Some(stores) = self.stores {
+                places.push((
+                    Place::Store(side),
+                    stores[side.index()],
+                    position.store(side),
+                ));
+            }
+            if let Some(captured) = self.captured {
+                places.push((
+                    Place::Captured(side),
+                    captured[side.index()],
+                    position.store(side),
+                ));
+            }
+        }
+        match places
+            .into_iter()
+            .find(|(_, drawn, expected)| drawn != expected)
+        {
+            Some((what, drawn, expected)) => Err(SheetError::Mismatch {
+                what,
+                drawn,
+                expected,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The heading lists the first mover first; names the same on both rows
+/// leave it to the default.
+fn first_from_heading(heading: Option<&str>, players: &Players) -> Option<Side> {
+    let first_name = heading?
+        .split("  ")
+        .map(str::trim)
+        .find(|n| !n.is_empty())?;
+    let is = |p: &Player| p.name.eq_ignore_ascii_case(first_name);
+    match (is(&players.south), is(&players.north)) {
+        (false, true) => Some(Side::North),
+        (true, false) => Some(Side::South),
+        _ => None,
+    }
+}
+
+/// Reads the numbered lines from `start`: the turns, and the line after the log.
+fn read_log(lines: &[&str], start: usize) -> Result<(Vec<Vec<Pit>>, usize), SheetError> {
+    let mut turns = Vec::new();
+    let mut awaiting_seen = false;
+    let mut short_line = None;
+    let mut end = start;
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        let Some((number, rest)) = log_line(line) else {
+            break;
+        };
+        let expected = i - start + 1;
+        if number != expected {
+            return Err(SheetError::BadLogLine {
+                line: expected,
+                problem: format!("numbered {number}, expected {expected}"),
+            });
+        }
+        end = i + 1;
+        let tokens: Vec<&str> = rest.split_whitespace().collect();
+        if tokens.len() > 2 {
+            return Err(SheetError::BadLogLine {
+                line: number,
+                problem: format!("'{rest}' holds more than the two players' moves"),
+            });
+        }
+        for token in tokens {
+            if awaiting_seen {
+                return Err(SheetError::BadLogLine {
+                    line: number,
+                    problem: "a move follows the '?' that marks the move awaited".into(),
+                });
+            }
+            if let Some(gap) = short_line {
+                return Err(SheetError::BadLogLine {
+                    line: gap,
+                    problem: "the second player's move is missing".into(),
+                });
+            }
+            let (sowings, awaiting) = log_turn(token, number)?;
+            awaiting_seen = awaiting;
+            if !sowings.is_empty() {
+                turns.push(sowings);
+            }
+        }
+        if turns.len() % 2 == 1 && !awaiting_seen {
+            short_line = Some(number);
+        }
+    }
+    Ok((turns, end))
+}

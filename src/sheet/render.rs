@@ -1,0 +1,252 @@
+//! Writing a sheet: the broadcast's grid, the stores at the ends of the
+//! grid, the numbered log and the result.
+
+use std::fmt::{self, Write};
+
+use super::Sheet;
+use crate::engine::{EndReason, Game, Pit, Position, Side};
+
+/// A cell as the broadcast draws it: the count right-aligned in four columns.
+fn cell(out: &mut impl Write, count: u8) -> fmt::Result {
+    write!(out, "{count:>3} |")
+}
+
+fn border(out: &mut impl Write, columns: usize) -> fmt::Result {
+    out.write_char('+')?;
+    for _ in 0..columns {
+        out.write_str("----+")?;
+    }
+    out.write_char('\n')
+}
+
+/// The pit letters under or over the grid, `lead` columns in.
+fn letters(out: &mut impl Write, lead: usize, pits: impl Iterator<Item = Pit>) -> fmt::Result {
+    let mut line = " ".repeat(lead * 5);
+    for pit in pits {
+        write!(line, "   {pit} ")?;
+    }
+    writeln!(out, "{}", line.trim_end())
+}
+
+fn name_after_row(out: &mut impl Write, name: &str) -> fmt::Result {
+    if name.is_empty() {
+        writeln!(out)
+    } else {
+        writeln!(out, "   {name}")
+    }
+}
+
+/// The board grid. Wari games draw the broadcast's grid exactly; games with
+/// stores add a column at each end, North's store west and South's east.
+pub(super) fn write_grid(
+    out: &mut impl Write,
+    position: &Position,
+    names: [&str; 2],
+) -> fmt::Result {
+    let rules = position.rules();
+    let pits = rules.pits;
+    let north_left_to_right = Pit::all(pits).rev();
+    let [south_name, north_name] = names;
+    if !rules.stores {
+        let columns = usize::from(pits);
+        letters(out, 0, north_left_to_right.clone())?;
+        border(out, columns)?;
+        out.write_char('|')?;
+        for pit in north_left_to_right {
+            cell(out, position.stones(Side::North, pit))?;
+        }
+        name_after_row(out, north_name)?;
+        border(out, columns)?;
+        out.write_char('|')?;
+        for pit in Pit::all(pits) {
+            cell(out, position.stones(Side::South, pit))?;
+        }
+        name_after_row(out, south_name)?;
+        border(out, columns)?;
+        return letters(out, 0, Pit::all(pits));
+    }
+    let columns = usize::from(pits) + 2;
+    letters(out, 1, north_left_to_right.clone())?;
+    border(out, columns)?;
+    out.write_str("|    |")?;
+    for pit in north_left_to_right {
+        cell(out, position.stones(Side::North, pit))?;
+    }
+    out.write_str("    |")?;
+    name_after_row(out, north_name)?;
+    write!(out, "|{:>3} +", position.store(Side::North))?;
+    for _ in 0..pits {
+        out.write_str("----+")?;
+    }
+    writeln!(out, "{:>3} |", position.store(Side::South))?;
+    out.write_str("|    |")?;
+    for pit in Pit::all(pits) {
+        cell(out, position.stones(Side::South, pit))?;
+    }
+    out.write_str("    |")?;
+    name_after_row(out, south_name)?;
+    border(out, columns)?;
+    letters(out, 1, Pit::all(pits))
+}
+
+/// The turns of the log, each a list of sowings; a turn still waiting for a
+/// bonus sowing ends in `?`, and the move awaited is a lone `?`.
+pub(super) fn log_turns(game: &Game) -> Vec<String> {
+    let mut turns: Vec<(Side, String)> = Vec::new();
+    for sowing in game.sowings() {
+        match turns.last_mut() {
+            Some((side, text)) if *side == sowing.side => {
+                write!(text, "-{}", sowing.pit).unwrap_or(())
+            }
+            _ => turns.push((sowing.side, sowing.pit.to_string())),
+        }
+    }
+    if let Some(side) = game.to_move() {
+        match turns.last_mut() {
+            Some((last, text)) if *last == side => text.push_str("-?"),
+            _ => turns.push((side, "?".to_string())),
+        }
+    }
+    turns.into_iter().map(|(_, text)| text).collect()
+}
+
+/// Lines of the log shown even when empty, as in the broadcast.
+const LOG_LINES_SHOWN: usize = 4;
+
+fn write_log(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
+    let first = sheet.game.first();
+    let first_name = sheet.name(first);
+    writeln!(out, "   {first_name}  {}", sheet.name(first.other()))?;
+    let turns = log_turns(&sheet.game);
+    // The second column sits under the second name, as the first sits under
+    // the first, but never closer than two blanks to the longest first move.
+    let widest_first = turns
+        .iter()
+        .step_by(2)
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(1);
+    let second_column = (first_name.chars().count() + 8).max(6 + widest_first + 2);
+    let lines = turns.len().div_ceil(2);
+    let lines_shown = if sheet.game.is_over() {
+        lines
+    } else {
+        lines.max(LOG_LINES_SHOWN)
+    };
+    for line in 0..lines_shown {
+        let mut text = format!("{:<6}", format!("{}.", line + 1));
+        if let Some(turn) = turns.get(2 * line) {
+            text.push_str(turn);
+        }
+        if let Some(turn) = turns.get(2 * line + 1) {
+            let pad = second_column.saturating_sub(text.chars().count());
+            text.push_str(&" ".repeat(pad));
+            text.push_str(turn);
+        }
+        writeln!(out, "{}", text.trim_end())?;
+    }
+    Ok(())
+}
+
+/// The result line, e.g. "Result: Yourname (South) wins 26 to 22 (more
+/// than half the stones captured)."
+pub(super) fn write_result(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
+    let Some(outcome) = sheet.game.outcome() else {
+        return Ok(());
+    };
+    let why = outcome.reason.describe();
+    let Some(winner) = outcome.winner else {
+        let [south, north] = outcome.score;
+        return writeln!(out, "Result: a draw, {south} to {north} ({why}).");
+    };
+    let name = sheet.name(winner);
+    let (won, lost) = (outcome.score_of(winner), outcome.score_of(winner.other()));
+    match outcome.reason {
+        EndReason::Resignation | EndReason::Forfeit => {
+            writeln!(out, "Result: {name} ({winner}) wins ({why}).")
+        }
+        // Waurie's winner is whoever cannot move; the stores are shown, not a score.
+        EndReason::CannotMove => writeln!(
+            out,
+            "Result: {name} ({winner}) wins ({why}); stores {won} to {lost}."
+        ),
+        _ => writeln!(
+            out,
+            "Result: {name} ({winner}) wins {won} to {lost} ({why})."
+        ),
+    }
+}
+
+impl fmt::Display for Sheet {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let game = &self.game;
+        let rules = game.rules();
+        writeln!(
+            out,
+            "Game: {}, {} stones, {} first",
+            rules.ruleset,
+            rules.stones,
+            game.first().as_str()
+        )?;
+        writeln!(out)?;
+        let position = game.position();
+        write_grid(
+            out,
+            position,
+            [self.name(Side::South), self.name(Side::North)],
+        )?;
+        if !rules.stores {
+            writeln!(
+                out,
+                "Captured: south {}, north {}",
+                position.store(Side::South),
+                position.store(Side::North)
+            )?;
+        }
+        writeln!(out)?;
+        write_log(out, self)?;
+        write_result(out, self)?;
+        for side in Side::BOTH {
+            let player = self.players.get(side);
+            if let Some(address) = &player.address {
+                writeln!(out, "{}: {} <{address}>", side.title(), player.name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A position on its own, for `replay`: what the last sowing was, whose
+/// move it is, and the grid.
+pub fn describe_position(game: &Game) -> String {
+    let mut out = String::new();
+    let _ = match game.sowings().last() {
+        None => write!(out, "Start of {}", game.rules().ruleset.title()),
+        Some(last) => write!(
+            out,
+            "Sowing {}: {} sowed {}",
+            game.ply(),
+            last.side,
+            last.pit
+        ),
+    };
+    let _ = match (game.outcome(), game.to_move()) {
+        (Some(outcome), _) => match outcome.winner {
+            Some(w) => writeln!(out, "; {w} wins ({}).", outcome.reason.describe()),
+            None => writeln!(out, "; a draw ({}).", outcome.reason.describe()),
+        },
+        (None, Some(side)) => writeln!(out, "; {side} to move."),
+        (None, None) => writeln!(out),
+    };
+    let _ = write_grid(&mut out, game.position(), ["South", "North"]);
+    let position = game.position();
+    if !game.rules().stores {
+        let _ = writeln!(
+            out,
+            "Captured: south {}, north {}",
+            position.store(Side::South),
+            position.store(Side::North)
+        );
+    }
+    out
+}

@@ -1,0 +1,82 @@
+# lib.sh - helpers for the e2e tests; source it after tests/e2e/mail-stack.sh has run (as root).
+#
+#   send_mail FROM TO FILE_OR_BODY [swaks args...]   SMTP to 127.0.0.1:25 (FROM '<>' = a bounce)
+#   wait_for_mail USER COUNT [TIMEOUT=10]            until ~USER/Maildir/{new,cur} holds COUNT
+#   latest_mail USER                                 path of USER's newest message
+#   mail_count USER                                  messages in ~USER/Maildir/{new,cur}
+#   wait_for_idle [TIMEOUT=10]                       until Postfix's queue is empty
+#   clear_maildirs                                   empty every Maildir, the queue and the logs
+
+E2E_USERS=(referee alice bob carol)
+
+_home() { getent passwd "$1" | cut -d: -f6; }
+_maildir() { printf '%s/Maildir' "$(_home "$1")"; }
+
+_dump_logs() {
+    echo "--- tail /var/log/postfix.log" >&2
+    tail -n 30 /var/log/postfix.log >&2 2>/dev/null
+    echo "--- tail ~referee/procmail.log" >&2
+    tail -n 30 "$(_home referee)/procmail.log" >&2 2>/dev/null
+    echo "--- mail queue" >&2
+    postqueue -p >&2 2>/dev/null
+}
+
+# A FILE_OR_BODY that names a file is sent as the whole message (headers and body);
+# anything else becomes the body of a message swaks writes.
+send_mail() {
+    local from=$1 to=$2 what=$3
+    shift 3
+    local data=(--body "$what")
+    [[ -f $what ]] && data=(--data "$what")
+    swaks --silent 1 --server 127.0.0.1:25 --from "$from" --to "$to" "${data[@]}" "$@"
+}
+
+mail_count() {
+    local d
+    d=$(_maildir "$1")
+    find "$d/new" "$d/cur" -maxdepth 1 -type f | wc -l
+}
+
+wait_for_mail() {
+    local user=$1 want=$2 timeout=${3:-10} end
+    end=$((SECONDS + timeout))
+    while (($(mail_count "$user") < want)); do
+        if ((SECONDS >= end)); then
+            echo "wait_for_mail: $user has $(mail_count "$user") message(s) after ${timeout}s, wanted $want" >&2
+            _dump_logs
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+latest_mail() {
+    local d
+    d=$(_maildir "$1")
+    ls -1t "$d"/new/* "$d"/cur/* 2>/dev/null | head -n 1
+}
+
+# For "nothing happens" checks: once the queue is empty, every mail sent so far has been
+# delivered (a reply enters the queue before the mail that caused it leaves).
+wait_for_idle() {
+    local end=$((SECONDS + ${1:-10}))
+    until postqueue -p 2>/dev/null | grep -q '^Mail queue is empty'; do
+        if ((SECONDS >= end)); then
+            echo "wait_for_idle: the mail queue is not empty" >&2
+            _dump_logs
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+clear_maildirs() {
+    local u
+    postsuper -d ALL >/dev/null 2>&1
+    for u in "${E2E_USERS[@]}"; do
+        find "$(_maildir "$u")" -type f \( -path '*/new/*' -o -path '*/cur/*' -o -path '*/tmp/*' \) -delete
+    done
+    local log
+    log="$(_home referee)/procmail.log"
+    if [[ -f $log ]]; then : >"$log"; fi  # truncate; procmail (as referee) must still own it
+}
