@@ -340,3 +340,6 @@ mod tests {
         assert_eq!(PitSet::EMPTY.last(), None);
     }
 }
+
+#[cfg(test)]
+mod rule_tests;

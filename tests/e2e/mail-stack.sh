@@ -91,30 +91,39 @@ cat >/etc/postfix/virtual_regexp <<'MAP'
 /^referee(\+[^@]*)?@referee\.example$/              referee${1}@localhost
 /^(alice|bob|carol)(\+[^@]*)?@players\.example$/    ${1}${2}@localhost
 MAP
-postconf -e \
-    'myhostname = localhost' \
-    'myorigin = localhost' \
-    'mydomain = localhost' \
-    'mydestination = localhost' \
-    'virtual_alias_domains = referee.example players.example' \
-    'virtual_alias_maps = regexp:/etc/postfix/virtual_regexp' \
-    'mynetworks = 127.0.0.0/8' \
-    'inet_interfaces = loopback-only' \
-    'inet_protocols = ipv4' \
-    'relayhost =' \
-    'default_transport = error:nothing leaves this test machine' \
-    'relay_transport = error:nothing leaves this test machine' \
-    'home_mailbox = Maildir/' \
-    'mailbox_command =' \
-    'recipient_delimiter = +' \
-    'append_dot_mydomain = no' \
-    'biff = no' \
-    'smtpd_tls_security_level = none' \
-    'smtp_tls_security_level = none' \
-    'smtpd_tls_cert_file =' \
-    'smtpd_tls_key_file =' \
-    'maillog_file = /var/log/postfix.log'
-postconf -F '*/*/chroot = n'
+settings=(
+    myhostname=localhost
+    myorigin=localhost
+    mydomain=localhost
+    mydestination=localhost
+    'virtual_alias_domains=referee.example players.example'
+    virtual_alias_maps=regexp:/etc/postfix/virtual_regexp
+    mynetworks=127.0.0.0/8
+    inet_interfaces=loopback-only
+    inet_protocols=ipv4
+    relayhost=
+    'default_transport=error:nothing leaves this test machine'
+    'relay_transport=error:nothing leaves this test machine'
+    home_mailbox=Maildir/
+    mailbox_command=
+    recipient_delimiter=+
+    append_dot_mydomain=no
+    biff=no
+    smtpd_tls_security_level=none
+    smtp_tls_security_level=none
+    smtpd_tls_cert_file=
+    smtpd_tls_key_file=
+    maillog_file=/var/log/postfix.log
+)
+# Write only what differs: Postfix waits ~2 s before reading a main.cf changed just now.
+mapfile -t current < <(postconf -h "${settings[@]%%=*}")
+changes=()
+for i in "${!settings[@]}"; do
+    [[ ${current[i]} == "${settings[i]#*=}" ]] || changes+=("${settings[i]}")
+done
+if ((${#changes[@]})); then postconf -e "${changes[@]}"; fi
+# (postconf -F reorders master.cf each time it writes it: only write when needed)
+if postconf -F '*/*/chroot' | grep -qv ' = n$'; then postconf -F '*/*/chroot = n'; fi
 newaliases
 
 # 3. Users with empty Maildirs.
