@@ -72,18 +72,15 @@ pub fn main() -> ExitCode {
 
 /// Reads a file, or standard input for `-`.
 pub fn read_input(path: &Path) -> Result<String, Failure> {
-    let mut text = String::new();
-    let result = if path == Path::new("-") {
-        io::stdin().read_to_string(&mut text).map(|_| ())
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        io::stdin().read_to_end(&mut bytes).map(|_| bytes)
     } else {
-        std::fs::read(path).and_then(|bytes| {
-            // Sheets come from mail and editors: take any bytes, never fail on encoding.
-            text = String::from_utf8_lossy(&bytes).into_owned();
-            Ok(())
-        })
+        std::fs::read(path)
     };
-    result.map_err(|e| Failure::io(display_path(path), &e))?;
-    Ok(text)
+    let bytes = bytes.map_err(|e| Failure::io(display_path(path), &e))?;
+    // Sheets come from mail and editors: take any bytes, never fail on encoding.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 pub fn display_path(path: &Path) -> String {

@@ -82,7 +82,7 @@ impl Game {
         if self.is_over() {
             super::PitSet::EMPTY
         } else {
-            self.position.legal_moves()
+            self.position.legal_moves_while_playing()
         }
     }
 

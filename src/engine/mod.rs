@@ -146,7 +146,7 @@ pub enum ParsePitError {
 
 /// A set of a row's pits, such as the legal moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PitSet(u16);
+pub struct PitSet(pub(crate) u16);
 
 impl PitSet {
     pub const EMPTY: PitSet = PitSet(0);

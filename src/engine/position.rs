@@ -133,13 +133,27 @@ impl Position {
 
     /// Stones in a player's pits.
     pub fn row_total(&self, side: Side) -> u16 {
-        self.row(side).iter().map(|&c| u16::from(c)).sum()
+        // A row never holds more than 240 stones, so the byte sum by
+        // multiplication cannot carry out of the top byte.
+        (self.row_word(side).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u16
+    }
+
+    /// A row's cells as the bytes of one word, `a` lowest, unused bytes zero:
+    /// legal-move generation looks at all the pits at once, without branches.
+    fn row_word(&self, side: Side) -> u64 {
+        let start = self.row_start(side);
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&self.cells[start..start + 8]);
+        u64::from_le_bytes(bytes) & (u64::MAX >> (64 - 8 * self.n()))
     }
 
     fn nonempty(&self, side: Side) -> PitSet {
-        Pit::all(self.rules.pits)
-            .filter(|&p| self.stones(side, p) > 0)
-            .collect()
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        let row = self.row_word(side);
+        // The top bit of each byte says whether that byte is non-zero...
+        let nonzero = (((row & LOW7) + LOW7) | row) & !LOW7;
+        // ... and the multiply gathers the eight top bits into one byte.
+        PitSet(((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16)
     }
 
     /// How the game stands if it is over by the position alone (repetition
@@ -161,7 +175,7 @@ impl Position {
                 }
                 None
             }
-            EmptyRow::CannotMoveWins => (self.row_total(self.to_move) == 0).then(|| Outcome {
+            EmptyRow::CannotMoveWins => (self.row_total(self.to_move) == 0).then_some(Outcome {
                 winner: Some(self.to_move),
                 reason: EndReason::CannotMove,
                 score: stores,
@@ -184,37 +198,57 @@ impl Position {
         if self.is_over() {
             return PitSet::EMPTY;
         }
+        self.legal_moves_while_playing()
+    }
+
+    /// The legal moves of a position known not to be over.
+    pub(super) fn legal_moves_while_playing(&self) -> PitSet {
         let nonempty = self.nonempty(self.to_move);
         if self.rules.empty_row != EmptyRow::MustFeed {
             return nonempty;
         }
-        let feeding: PitSet = nonempty
-            .into_iter()
-            .filter(|&pit| !self.starves_opponent(pit))
-            .collect();
+        // Sowing only adds, so an opponent cell holding 4 or more can never
+        // be captured: no move can leave the opponent empty.
+        if self.row_word(self.to_move.other()) & 0xFCFC_FCFC_FCFC_FCFC != 0 {
+            return nonempty;
+        }
+        // Every opponent cell holds 0 to 3: look at each move. Bit masks of
+        // the opponent's cells keep this cheap: it runs on most late plies.
+        let n = self.n();
+        let opponent = self.row_word(self.to_move.other()).to_le_bytes();
+        let full = (1u16 << n) - 1;
+        let (mut empty, mut one_or_two) = (0u16, 0u16);
+        for (i, &c) in opponent[..n].iter().enumerate() {
+            empty |= u16::from(c == 0) << i;
+            one_or_two |= u16::from(c == 1 || c == 2) << i;
+        }
+        let mut feeding = nonempty;
+        for pit in nonempty {
+            let seeds = usize::from(self.stones(self.to_move, pit));
+            let to_opponent_row = n - usize::from(pit.index());
+            let starves = if seeds < to_opponent_row {
+                // Ends in the mover's own row: no stone for the opponent.
+                empty == full
+            } else if seeds - to_opponent_row < n {
+                // No lap: the opponent's a up to the last cell gain a stone
+                // each. All are taken if those become 2 or 3 and the rest are empty.
+                let reached = (1u16 << (seeds - to_opponent_row + 1)) - 1;
+                one_or_two & reached == reached && (empty | reached) == full
+            } else {
+                let mut after = *self;
+                after.sow(pit);
+                after.row_total(self.to_move.other()) == 0
+            };
+            if starves {
+                feeding.remove(pit);
+            }
+        }
         // When every move starves the opponent, any move may be played.
         if feeding.is_empty() {
             nonempty
         } else {
             feeding
         }
-    }
-
-    /// Would sowing `pit` leave the opponent with no stones?
-    fn starves_opponent(&self, pit: Pit) -> bool {
-        let opponent = self.to_move.other();
-        let seeds = self.stones(self.to_move, pit);
-        let to_opponent_row = self.n() - usize::from(pit.index());
-        if self.row_total(opponent) == 0 {
-            // Wari sows no stores, so the opponent's row is `to_opponent_row` cells on.
-            return usize::from(seeds) < to_opponent_row;
-        }
-        if usize::from(seeds) < to_opponent_row {
-            return false; // ends in the mover's own row: no capture
-        }
-        let mut after = *self;
-        after.sow(pit);
-        after.row_total(opponent) == 0
     }
 
     /// Sows `pit` after checking that the move is legal. On error the
@@ -242,21 +276,16 @@ impl Position {
                 legal,
             });
         }
-        let forced_starvation =
-            self.rules.empty_row == EmptyRow::MustFeed && self.starves_opponent(pit);
-        Ok(self.play_checked(pit, forced_starvation))
+        Ok(self.play_unchecked(pit))
     }
 
     /// Sows `pit` without checking legality, for replaying moves already
     /// checked and for search. The pit must be a legal move.
     pub fn play_unchecked(&mut self, pit: Pit) -> Sowing {
-        let forced_starvation =
-            self.rules.empty_row == EmptyRow::MustFeed && self.starves_opponent(pit);
-        self.play_checked(pit, forced_starvation)
-    }
-
-    fn play_checked(&mut self, pit: Pit, forced_starvation: bool) -> Sowing {
         let mut sowing = self.sow(pit);
+        // A legal move leaves the opponent empty only when no move could help it.
+        let forced_starvation =
+            self.rules.empty_row == EmptyRow::MustFeed && self.row_total(sowing.side.other()) == 0;
         if forced_starvation {
             // Rule 4: the sower wins all the remaining stones, and the game ends.
             let mut swept = 0;

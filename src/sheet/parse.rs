@@ -189,7 +189,10 @@ fn middle_stores(line: &str) -> Result<[u8; 2], SheetError> {
 
 /// `Game: waurie, 4 stones, south first`: the game, and optionally the stones
 /// and who moved first, in any order after the game.
-fn game_line(line: &str) -> Option<Result<(Ruleset, Option<u8>, Option<Side>), SheetError>> {
+/// What a `Game:` line says: the game, and perhaps the stones and first mover.
+type GameLine = (Ruleset, Option<u8>, Option<Side>);
+
+fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     let (key, rest) = line.split_once(':')?;
     if !key.trim().eq_ignore_ascii_case("game") {
         return None;

@@ -1,7 +1,7 @@
 # lib.sh - helpers for the e2e tests; source it after tests/e2e/mail-stack.sh has run (as root).
 #
 #   send_mail FROM TO FILE_OR_BODY [swaks args...]   SMTP to 127.0.0.1:25 (FROM '<>' = a bounce)
-#   wait_for_mail USER COUNT [TIMEOUT=10]            until ~USER/Maildir/{new,cur} holds COUNT
+#   wait_for_mail USER COUNT [TIMEOUT=10]            until ~USER/Maildir/{new,cur} holds >= COUNT
 #   latest_mail USER                                 path of USER's newest message
 #   mail_count USER                                  messages in ~USER/Maildir/{new,cur}
 #   wait_for_idle [TIMEOUT=10]                       until Postfix's queue is empty

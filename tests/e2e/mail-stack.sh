@@ -65,6 +65,7 @@ packages=(postfix procmail swaks mutt s-nail tmux)
 
 say() { printf 'mail-stack: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
+trap 'say "error: line $LINENO: $BASH_COMMAND failed"' ERR
 
 [[ $EUID -eq 0 ]] || die "run as root"
 [[ -f $bin && -x $bin ]] || die "no referee binary at '$bin' (build it: cargo build --release, or pass its path)"
@@ -81,8 +82,13 @@ postfix postfix/main_mailer_type select Local only
 postfix postfix/mailname string localhost
 SEL
     export DEBIAN_FRONTEND=noninteractive
-    apt-get -qq update
-    apt-get -qq install -y --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+    aptlog=$(mktemp)
+    if ! { apt-get -qq update && apt-get -qq install -y --no-install-recommends \
+        -o Dpkg::Use-Pty=0 "${missing[@]}"; } >"$aptlog" 2>&1; then
+        cat "$aptlog" >&2
+        die "could not install ${missing[*]}"
+    fi
+    rm -f "$aptlog"
 fi
 
 # 2. Postfix.
@@ -156,11 +162,9 @@ chmod 644 "$rh/.forward" "$rh/.procmailrc"
 
 # Start Postfix, or make a running one read the new configuration.
 postfix check
-if postfix status >/dev/null 2>&1; then
-    postfix reload >/dev/null 2>&1
-else
-    postfix start >/dev/null 2>&1
-fi
+action=start
+if postfix status >/dev/null 2>&1; then action=reload; fi
+out=$(postfix "$action" 2>&1) || { printf '%s\n' "$out" >&2; die "postfix $action failed"; }
 
 # Wait until port 25 on 127.0.0.1 answers with a 220 greeting.
 smtp_greets() {

@@ -75,9 +75,8 @@ def letter(action):
 def sow(board, n, mover, house):
     """Sow `house` (0-based in the mover's row) with our capture rule.
 
-    Returns (new board, seeds captured, grand slam?).  A grand slam is a
-    capture that would take every opponent seed; the board returned then
-    shows the capture done (our engine forbids the move anyway)."""
+    Returns (new board, seeds captured).  A grand slam (a capture of every
+    opponent seed) is done like any capture: see `starves` for its legality."""
     board = list(board)
     origin = mover * n + house
     seeds, board[origin] = board[origin], 0
@@ -94,14 +93,12 @@ def sow(board, n, mover, house):
             captured += board[cell]
             board[cell] = 0
             cell -= 1
-    opponent = 1 - mover
-    slam = captured > 0 and sum(board[opponent * n:(opponent + 1) * n]) == 0
-    return board, captured, slam
+    return board, captured
 
 
 def starves(board, n, mover, house):
     """Would this move leave the opponent with no seeds (our rule)?"""
-    after, _, _ = sow(board, n, mover, house)
+    after, _ = sow(board, n, mover, house)
     return sum(after[(1 - mover) * n:(2 - mover) * n]) == 0
 
 
@@ -121,8 +118,9 @@ def os_position(state):
     return int(mover), [int(x) for x in scores.split()], [int(x) for x in seeds.split()]
 
 
-def expect(ruleset, n, mover, stores, board, legal, over=False, winner=None):
-    """One ply as our engine should print it (the keys we check)."""
+def expect(ruleset, n, mover, stores, board, legal, over=False, winner=None, score=None, reason=None):
+    """One ply as our engine should print it (the keys we check; `score`, the
+    final [south, north] score, and `reason` only if it prints them)."""
     return {
         "ruleset": ruleset,
         "to_move": None if over else SIDES[mover],
@@ -133,7 +131,16 @@ def expect(ruleset, n, mover, stores, board, legal, over=False, winner=None):
         "legal": sorted(letter(h) for h in legal),
         "over": over,
         "winner": winner,
+        "score": score,
+        "reason": reason,
     }
+
+
+OPTIONAL = {"score", "reason"}
+
+
+def matches(got, want):
+    return all(got.get(k) == v for k, v in want.items() if k in got or k not in OPTIONAL)
 
 
 def winner_of(scores):
@@ -172,7 +179,8 @@ def make_game(ruleset, seed):
             moves.append(rng.choice(legal))
             final = list(stores)
             final[mover] += sum(board)
-            plies.append([expect(ruleset, n, 0, final, [0] * 2 * n, [], True, winner_of(final))])
+            win = winner_of(final)
+            plies.append([expect(ruleset, n, 0, final, [0] * 2 * n, [], True, win, final, "starvation")])
             return moves, plies, "known: only grand slams, our forced move ends the game", slams
         if len(moves) >= MAX_PLIES:
             return moves, plies, "ply cap reached", slams
@@ -182,7 +190,7 @@ def make_game(ruleset, seed):
         move = rng.choice(legal)
         moves.append(move)
         state.apply_action(move)
-        board, captured, _ = sow(board, n, mover, move)
+        board, captured = sow(board, n, mover, move)
         stores[mover] += captured
         mover = 1 - mover
         if captured:
@@ -203,16 +211,16 @@ def make_game(ruleset, seed):
         assert os_board == [0] * 2 * n and os_scores == swept, (moves, os_scores, os_board)
         win = winner_of(os_scores)
         if max(stores) > total // 2:
-            # More than half captured; our engine need not sweep the board.
+            # More than half captured: ours scores the captures alone.
             plies.append([
-                expect(ruleset, n, mover, stores, board, [], True, win),  # board left as it is
-                expect(ruleset, n, mover, os_scores, os_board, [], True, win),  # swept, as OpenSpiel
+                expect(ruleset, n, mover, stores, board, [], True, win, stores, "majority"),  # board as it is
+                expect(ruleset, n, mover, os_scores, os_board, [], True, win, os_scores, "majority"),  # swept
             ])
             return moves, plies, "majority captured", slams
         if repeated:
             plies.append([
-                expect(ruleset, n, mover, os_scores, os_board, [], True, win),  # swept, as OpenSpiel
-                expect(ruleset, n, mover, stores, board, [], True, win),  # board left as it is
+                expect(ruleset, n, mover, os_scores, os_board, [], True, win, os_scores, "repetition"),  # swept
+                expect(ruleset, n, mover, stores, board, [], True, win, os_scores, "repetition"),  # board as it is
             ])
             return moves, plies, "repetition", slams
         # The player to move cannot feed the starved opponent: OpenSpiel has
@@ -221,7 +229,7 @@ def make_game(ruleset, seed):
         houses = nonempty(board, n, mover)
         plies.append([expect(ruleset, n, mover, stores, board, houses)])
         moves.append(rng.choice(houses))
-        plies.append([expect(ruleset, n, mover, os_scores, os_board, [], True, win)])
+        plies.append([expect(ruleset, n, mover, os_scores, os_board, [], True, win, os_scores, "starvation")])
         return moves, plies, "known: cannot feed, OpenSpiel ends before our forced move", slams
 
 
@@ -231,7 +239,10 @@ def make_game(ruleset, seed):
 def replay_binary(binary, ruleset, moves):
     """Returns (JSON lines, error text or None)."""
     cmd = [binary, "replay", ruleset, *map(letter, moves), "--json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as error:
+        return [], f"cannot run {binary}: {error}"
     lines = []
     for raw in proc.stdout.splitlines():
         try:
@@ -246,33 +257,36 @@ def replay_binary(binary, ruleset, moves):
 def replay_python(ruleset, moves):
     """Our rules in plain Python (debugging this script only)."""
     n, seeds = RULESETS[ruleset]
-    board, stores, mover, over, winner = [seeds] * 2 * n, [0, 0], 0, False, None
+    board, stores, mover = [seeds] * 2 * n, [0, 0], 0
+    end = None  # (final score, reason) once over
     seen = {(mover, tuple(board))}
     out = []
 
     def line(ply):
-        legal = [] if over else [h for h in nonempty(board, n, mover) if not starves(board, n, mover, h)] \
+        legal = [] if end else [h for h in nonempty(board, n, mover) if not starves(board, n, mover, h)] \
             or nonempty(board, n, mover)
-        out.append(dict(expect(ruleset, n, mover, stores, board, legal, over, winner), ply=ply))
+        score, reason = end or (None, None)
+        winner = winner_of(score) if end else None
+        out.append(dict(expect(ruleset, n, mover, stores, board, legal, bool(end), winner, score, reason), ply=ply))
 
     line(0)
     for ply, move in enumerate(moves, 1):
         if letter(move) not in out[-1]["legal"]:
             return out, "exit 65: illegal move"
         forced = starves(board, n, mover, move)
-        board, captured, _ = sow(board, n, mover, move)
+        board, captured = sow(board, n, mover, move)
         stores[mover] += captured
         if forced:
             stores[mover] += sum(board)
             board = [0] * 2 * n
-            over, winner = True, winner_of(stores)
+            end = list(stores), "starvation"
         elif max(stores) > n * seeds:
-            over, winner = True, winner_of(stores)
+            end = list(stores), "majority"
         mover = 1 - mover
         if captured:
             seen.clear()
-        if not over and (mover, tuple(board)) in seen:
-            over, winner = True, winner_of([stores[0] + sum(board[:n]), stores[1] + sum(board[n:])])
+        if not end and (mover, tuple(board)) in seen:
+            end = [stores[0] + sum(board[:n]), stores[1] + sum(board[n:])], "repetition"
         seen.add((mover, tuple(board)))
         line(ply)
     return out, None
@@ -293,7 +307,7 @@ def check_game(task):
         problem = f"{len(lines)} JSON lines for {len(moves)} moves (expected {len(plies)})"
     bad_ply = None
     for ply, (got, variants) in enumerate(zip(lines, plies)):
-        if got.get("ply") != ply or not any(all(got.get(k) == v for k, v in want.items()) for want in variants):
+        if got.get("ply") != ply or not any(matches(got, want) for want in variants):
             bad_ply = ply
             problem = problem or f"ply {ply} differs"
             break
