@@ -142,3 +142,6 @@ pub fn parse_sowings(text: &str) -> Result<Vec<Pit>, crate::engine::ParsePitErro
         .map(str::parse)
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,244 @@
+//! The sheet read back from every way mail and editors mangle it.
+
+use super::*;
+use crate::engine::{Ruleset, Side};
+
+const BROADCAST: &str = include_str!("../../tests/data/seed-000.txt");
+
+fn sheet_after(ruleset: Ruleset, moves: &str) -> Sheet {
+    let mut sheet = Sheet::new(ruleset.rules(), Players::named("Yourname", "Bill"));
+    sheet.play(&parse_sowings(moves).unwrap()).unwrap();
+    sheet
+}
+
+#[test]
+fn the_broadcast_parses_as_the_super_wari_start() {
+    let sheet = Sheet::parse(BROADCAST).unwrap();
+    assert_eq!(sheet.game.rules().ruleset, Ruleset::SuperWari);
+    assert_eq!(sheet.game.ply(), 0);
+    assert_eq!(sheet.game.to_move(), Some(Side::South));
+    assert_eq!(sheet.name(Side::North), "Bill");
+    assert_eq!(sheet.name(Side::South), "Yourname");
+}
+
+#[test]
+fn new_super_wari_prints_the_broadcasts_grid_and_log_heading() {
+    let text = Sheet::new(
+        Ruleset::SuperWari.rules(),
+        Players::named("Yourname", "Bill"),
+    )
+    .to_string();
+    let lines: Vec<&str> = BROADCAST.lines().collect();
+    let grid_start = lines
+        .iter()
+        .position(|l| l.starts_with("   h    g"))
+        .unwrap();
+    // From the letters over the board to the letters under it.
+    let grid = lines[grid_start..grid_start + 7].join("\n") + "\n";
+    assert!(grid.ends_with("   a    b    c    d    e    f    g    h\n"));
+    assert!(text.contains(&grid), "{text}");
+    let log = lines[grid_start + 8..grid_start + 13].join("\n") + "\n";
+    assert_eq!(log, "   Yourname  Bill\n1.    ?\n2.\n3.\n4.\n");
+    assert!(text.contains(&log), "{text}");
+}
+
+#[test]
+fn every_start_sheet_reads_back_as_written() {
+    for ruleset in Ruleset::ALL {
+        for first in Side::BOTH {
+            let sheet = Sheet::with_first(ruleset.rules(), Players::named("Ann Lee", "Bo"), first);
+            let text = sheet.to_string();
+            let again = Sheet::parse(&text).unwrap_or_else(|e| panic!("{ruleset}: {e}\n{text}"));
+            assert_eq!(again.to_string(), text);
+            assert_eq!(again.game.first(), first);
+        }
+    }
+}
+
+#[test]
+fn a_sheet_reads_back_from_any_quoting_and_spacing() {
+    let sheet = sheet_after(Ruleset::Waurie, "c-f a");
+    let text = sheet.to_string();
+    let mangled: Vec<(&str, String)> = vec![
+        (
+            "> quoted",
+            text.lines().map(|l| format!("> {l}\n")).collect(),
+        ),
+        (">quoted", text.lines().map(|l| format!(">{l}\n")).collect()),
+        (
+            "> > nested",
+            text.lines().map(|l| format!("> > {l}\n")).collect(),
+        ),
+        (
+            "indented",
+            text.lines().map(|l| format!("    {l}\n")).collect(),
+        ),
+        (
+            "tabs",
+            text.lines()
+                .map(|l| format!("\t{}\n", l.replace("    ", "\t")))
+                .collect(),
+        ),
+        ("CRLF", text.replace('\n', "\r\n")),
+        (
+            "trailing blanks",
+            text.lines().map(|l| format!("{l}   \n")).collect(),
+        ),
+        (
+            "cell spacing",
+            text.replace("|  4 ", "| 4  ").replace("|  0 ", "|0 "),
+        ),
+        (
+            "prose around",
+            format!("Hi Bill,\n\nmy move.\n\n{text}\n-- \nAnn | 555 1234\n"),
+        ),
+    ];
+    for (how, text) in mangled {
+        let again = Sheet::parse(&text).unwrap_or_else(|e| panic!("{how}: {e}\n{text}"));
+        assert_eq!(again.game.sowings(), sheet.game.sowings(), "{how}");
+        assert_eq!(again.players, sheet.players, "{how}");
+    }
+}
+
+#[test]
+fn the_log_writes_bonus_sowings_joined_and_awaits_with_a_question_mark() {
+    let sheet = sheet_after(Ruleset::Waurie, "c-f a");
+    let text = sheet.to_string();
+    assert!(text.contains("\n1.    c-f       a\n2.    ?\n"), "{text}");
+    // A bonus still to sow is awaited inside the turn.
+    let sheet = sheet_after(Ruleset::Waurie, "c");
+    assert!(sheet.to_string().contains("\n1.    c-?\n"), "{sheet}");
+    assert_eq!(
+        Sheet::parse(&sheet.to_string()).unwrap().game.to_move(),
+        Some(Side::South)
+    );
+}
+
+#[test]
+fn a_six_cell_sheet_must_name_its_game() {
+    let text = sheet_after(Ruleset::Wari, "a").to_string();
+    let unnamed: String = text
+        .lines()
+        .filter(|l| !l.starts_with("Game:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let err = Sheet::parse(&unnamed).unwrap_err();
+    assert!(
+        matches!(err, SheetError::UnnamedGame { pits: 6, .. }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "a 6-pit sheet must say which game it is, with a line like 'Game: wari' above the board"
+    );
+}
+
+#[test]
+fn the_board_is_checked_against_the_log() {
+    let text = sheet_after(Ruleset::SuperWari, "c").to_string();
+    // Draw North's b (second cell from the right on the top row) wrong.
+    let wrong = text.replacen(
+        "|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Bill",
+        "|  3 |  3 |  3 |  3 |  3 |  3 |  9 |  3 |   Bill",
+        1,
+    );
+    let err = Sheet::parse(&wrong).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the board does not match the log: North's b shows 9, the log gives 3"
+    );
+    let wrong = text.replace("Captured: south 0, north 0", "Captured: south 2, north 0");
+    let err = Sheet::parse(&wrong).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the board does not match the log: South's captured total shows 2, the log gives 0"
+    );
+}
+
+#[test]
+fn an_illegal_move_in_the_log_names_its_line() {
+    let text = sheet_after(Ruleset::SuperWari, "c a").to_string();
+    let bad = text.replace("1.    c         a", "1.    c         a\n2.    c");
+    let bad = bad.replacen("\n2.    ?", "", 1);
+    let err = Sheet::parse(&bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "move 2: South's c is empty; legal: a, b, d, e, f, g, h"
+    );
+}
+
+#[test]
+fn a_missing_bonus_sowing_is_named() {
+    let text = sheet_after(Ruleset::Waurie, "c-f a").to_string();
+    let bad = text.replace("1.    c-f       a", "1.    c         a");
+    let err = Sheet::parse(&bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "move 1: South's c ends in the store and earns another sowing; write it as c-<pit>"
+    );
+}
+
+#[test]
+fn the_first_mover_comes_from_the_log_heading() {
+    let sheet = Sheet::with_first(
+        Ruleset::SuperWari.rules(),
+        Players::named("Yourname", "Bill"),
+        Side::North,
+    );
+    let text: String = sheet
+        .to_string()
+        .lines()
+        .filter(|l| !l.starts_with("Game:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(text.contains("   Bill  Yourname\n"));
+    assert_eq!(Sheet::parse(&text).unwrap().game.first(), Side::North);
+}
+
+#[test]
+fn addresses_and_results_read_back() {
+    let mut sheet = sheet_after(Ruleset::Mankala, "a");
+    sheet.players.south.address = Some("ann@players.example".into());
+    sheet.players.north.address = Some("bill@players.example".into());
+    sheet.game.resign(Side::North);
+    let text = sheet.to_string();
+    assert!(
+        text.contains("Result: Yourname (South) wins (the opponent resigned).\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("South: Yourname <ann@players.example>\n"),
+        "{text}"
+    );
+    let again = Sheet::parse(&text).unwrap();
+    assert_eq!(again.players, sheet.players);
+}
+
+#[test]
+fn no_sheet_and_broken_rows_are_errors_not_panics() {
+    for text in [
+        "",
+        "+----+",
+        "+----+----+\n|  3 |\n+----+----+\n|  3 |  3 |\n+----+----+\n",
+        "+--+--+--+\n| x | 1 |\n+--+--+--+\n| 1 | 1 |\n+--+--+--+\n1. a\n",
+        "+--+--+--+--+--+--+--+--+--+--+--+--+\n|1|1|1|1|1|1|1|1|1|1|1|\n+--+--+--+--+--+--+--+--+--+--+--+--+\n|1|1|1|1|1|1|1|1|1|1|1|\n+--+--+--+--+--+--+--+--+--+--+--+--+\n",
+        "1.    ?\n2.\n",
+    ] {
+        assert!(Sheet::parse(text).is_err(), "{text:?}");
+    }
+}
+
+#[test]
+fn moves_are_read_as_players_write_them() {
+    let pits = |s: &str| {
+        parse_sowings(s)
+            .unwrap()
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<String>()
+    };
+    assert_eq!(pits("c"), "c");
+    assert_eq!(pits("C-F"), "cf");
+    assert_eq!(pits("c f, 3"), "cfc");
+    assert!(parse_sowings("c-x").is_err());
+}

@@ -1,0 +1,272 @@
+//! The `mancala` binary as people use it: real files, real exit codes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn mancala(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mancala binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mancala-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn boards_hold_exactly_what_new_prints() {
+    let mut seen = 0;
+    for ruleset in ["super-wari", "wari", "waurie", "mankala"] {
+        let board = std::fs::read_to_string(repo(&format!("boards/{ruleset}.txt"))).unwrap();
+        let out = mancala(&["new", ruleset], "");
+        assert!(out.status.success());
+        assert_eq!(
+            stdout(&out),
+            board,
+            "boards/{ruleset}.txt differs from `mancala new {ruleset}`"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, std::fs::read_dir(repo("boards")).unwrap().count());
+}
+
+#[test]
+fn new_super_wari_prints_the_broadcast_board() {
+    let out = mancala(
+        &[
+            "new",
+            "super-wari",
+            "--north",
+            "Bill",
+            "--south",
+            "Yourname",
+        ],
+        "",
+    );
+    let text = stdout(&out);
+    let expected = "\
+   h    g    f    e    d    c    b    a
++----+----+----+----+----+----+----+----+
+|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Bill
++----+----+----+----+----+----+----+----+
+|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Yourname
++----+----+----+----+----+----+----+----+
+   a    b    c    d    e    f    g    h
+";
+    assert!(text.contains(expected), "{text}");
+    assert!(
+        text.contains("\n   Yourname  Bill\n1.    ?\n2.\n3.\n4.\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn show_json_of_the_broadcast_is_the_start() {
+    let out = mancala(
+        &[
+            "show",
+            "--json",
+            repo("tests/data/seed-000.txt").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let expected: serde_json::Value = serde_json::from_str(
+        r#"{"ruleset":"super-wari","ply":0,"to_move":"south","south":[3,3,3,3,3,3,3,3],"north":[3,3,3,3,3,3,3,3],"south_store":0,"north_store":0,"legal":["a","b","c","d","e","f","g","h"],"over":false,"winner":null}"#,
+    )
+    .unwrap();
+    for (key, value) in expected.as_object().unwrap() {
+        assert_eq!(&json[key], value, "field {key}");
+    }
+}
+
+#[test]
+fn move_plays_for_whoever_is_to_move_and_in_place_rewrites_the_file() {
+    let dir = temp_dir("move");
+    let file = dir.join("game.txt");
+    std::fs::write(&file, stdout(&mancala(&["new", "waurie"], ""))).unwrap();
+    let path = file.to_str().unwrap();
+    let out = mancala(&["move", path, "c-f"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\n1.    c-f    ?\n"),
+        "{}",
+        stdout(&out)
+    );
+    // Unchanged without --in-place.
+    assert!(std::fs::read_to_string(&file).unwrap().contains("1.    ?"));
+    let out = mancala(&["move", "--in-place", path, "c", "f", "a"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\n1.    c-f    a\n2.    ?\n"), "{text}");
+    // No temporary file is left beside it.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
+
+#[test]
+fn move_reads_standard_input() {
+    let start = stdout(&mancala(&["new", "mankala"], ""));
+    let out = mancala(&["move", "-", "b"], &start);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = mancala(&["show", "-", "--json"], &stdout(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(value["south"], serde_json::json!([3, 0, 4, 4, 4, 3]));
+    assert_eq!(value["to_move"], "north");
+}
+
+#[test]
+fn an_illegal_move_exits_65_with_one_line_saying_what_and_where() {
+    let start = stdout(&mancala(&["new", "super-wari"], ""));
+    let out = mancala(&["move", "-", "c", "a", "c"], &start);
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(
+        stderr(&out),
+        "mancala: move 2: South's c is empty; legal: a, b, d, e, f, g, h\n"
+    );
+    let out = mancala(&["move", "-", "z"], &start);
+    assert_eq!(out.status.code(), Some(65));
+    assert!(
+        stderr(&out).contains("'z' is not a pit"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_bad_sheet_exits_65_and_names_the_input() {
+    let out = mancala(&["show", "-"], "hello, no board here\n");
+    assert_eq!(out.status.code(), Some(65));
+    assert!(
+        stderr(&out).starts_with("mancala: <stdin>: no game sheet found"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn usage_errors_exit_2_and_a_missing_file_66() {
+    assert_eq!(mancala(&["new", "oware"], "").status.code(), Some(2));
+    assert_eq!(
+        mancala(&["new", "mankala", "--stones", "9"], "")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(mancala(&["frobnicate"], "").status.code(), Some(2));
+    let out = mancala(&["show", "/nonexistent/sheet.txt"], "");
+    assert_eq!(out.status.code(), Some(66));
+    assert!(stderr(&out).contains("/nonexistent/sheet.txt"));
+}
+
+#[test]
+fn replay_json_prints_ply_zero_then_one_line_per_sowing() {
+    let out = mancala(&["replay", "waurie", "c-f", "a", "--json"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for (ply, line) in lines.iter().enumerate() {
+        assert_eq!(line["ply"], ply);
+    }
+    assert_eq!(lines[1]["to_move"], "south", "c earns a bonus");
+    assert_eq!(lines[3]["to_move"], "south");
+}
+
+#[test]
+fn replay_stops_at_an_illegal_move_with_65() {
+    let out = mancala(&["replay", "wari", "a", "a", "a", "--json"], "");
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(stdout(&out).lines().count(), 3);
+    assert_eq!(
+        stderr(&out),
+        "mancala: sowing 3: South's a is empty; legal: b, c, d, e, f\n"
+    );
+}
+
+#[test]
+fn replay_to_the_end_reports_the_winner() {
+    // Mankala, South sows f, North sows a, ...: play until over, then check the last line.
+    let mut moves: Vec<String> = Vec::new();
+    let mut last = serde_json::Value::Null;
+    for _ in 0..400 {
+        let args: Vec<&str> = ["replay", "mankala", "--json"]
+            .into_iter()
+            .chain(moves.iter().map(String::as_str))
+            .collect();
+        let out = mancala(&args, "");
+        last = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+        if last["over"] == true {
+            break;
+        }
+        let legal = last["legal"].as_array().unwrap();
+        moves.push(legal.last().unwrap().as_str().unwrap().to_string());
+    }
+    assert_eq!(last["over"], true);
+    assert_eq!(last["to_move"], serde_json::Value::Null);
+    assert!(["south", "north", "draw"].contains(&last["winner"].as_str().unwrap()));
+    assert_eq!(last["legal"], serde_json::json!([]));
+}
+
+#[test]
+fn rules_prints_the_rules_and_clarifications() {
+    let out = mancala(&["rules"], "");
+    let text = stdout(&out);
+    for needle in [
+        "Super-Wari",
+        "Wari",
+        "Waurie",
+        "Mankala",
+        "more than half",
+        "Clarification",
+    ] {
+        assert!(text.contains(needle), "missing {needle}");
+    }
+    let out = mancala(&["rules", "waurie"], "");
+    assert!(stdout(&out).contains("cannot play, and wins"));
+    assert!(!stdout(&out).contains("Mankala ("));
+}
+
+#[test]
+fn help_reads_well() {
+    let out = mancala(&["--help"], "");
+    let text = stdout(&out);
+    for command in ["new", "move", "show", "replay", "rules"] {
+        assert!(
+            text.contains(&format!("  {command} ")),
+            "no {command} in help"
+        );
+    }
+    assert!(text.contains("Exit status"));
+}
