@@ -7,7 +7,8 @@ seeds) in OpenSpiel's "oware" game, replays each game with ONE call of
     mancala replay RULESET MOVE... --json
 
 and compares every ply: both rows, captured totals, side to move, legal
-moves, game over and winner.
+moves, game over and winner (and the final `score` and `reason`, when the
+engine prints them).
 
 Orientation (checked in OpenSpiel's oware.cc / oware_board.h): player 0
 moves first and is South; seeds[0..n) are player 0's houses and seeds[n..2n)
@@ -34,11 +35,12 @@ our engine does):
 * repetition: both end the game on a repeated position (board + side to
   move, tracked since the last capture) with each player taking the seeds on
   their own side.  OpenSpiel moves those seeds into the scores; our engine
-  may instead leave the board as it is (winner still decided by the full
-  score).  Either is accepted.
-* more than half captured ends both games at once.  OpenSpiel then sweeps
-  each side's seeds into its owner's score; our engine may leave the board
-  as it is.  Either is accepted (the winner is the same).
+  may instead leave the board as it is, its final `score` counting them.
+  Either is accepted.
+* more than half captured ends both games at once.  OpenSpiel then also
+  sweeps each side's seeds into its owner's score; our engine may leave the
+  board as it is and score the captures alone.  Either is accepted (the
+  winner is the same).
 
 The final line is "N passed, M failed"; exit status 0 only when M == 0 and
 N > 0.  `--engine python` replays with the small pure-Python model of our
