@@ -7,3 +7,4 @@
 pub mod engine;
 pub mod guide;
 pub mod sheet;
+pub mod mail;

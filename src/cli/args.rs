@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use mancala::engine::{Ruleset, Side};
+use mancala::mail::transport::Transport;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -76,6 +77,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Referee one mail: read it on standard input, play its move, send the replies
+    #[command(long_about = "Referee one mail: read it on standard input (as procmail, a .forward \
+        pipe or an alias hands it over), find the game sheet and the player's move, play it, \
+        and send the new sheet to both players, or tell the sender what is wrong.\n\n\
+        Exit status: 0 when the mail was handled (an illegal move answered is handled, a bounce \
+        ignored is handled); 75 when a reply could not be sent, so the MTA tries again later.")]
+    Mail {
+        /// Where replies go: stdout (mbox), sendmail, sendmail:PATH, smtp://HOST:PORT (STARTTLS when offered), smtps://HOST:PORT, or dir:PATH (.eml files). SMTP credentials come from MANCALA_SMTP_USER and MANCALA_SMTP_PASSWORD
+        #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
+        send: Transport,
+        /// The referee's own address: replies come from it, and mail from it is never answered
+        #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
+        from: String,
+        /// Mail larger than this many bytes is refused unread
+        #[arg(long, default_value_t = 1_000_000)]
+        max_size: usize,
+    },
     /// Print the rules as this referee applies them
     Rules {
         /// One game's rules (default: all)
@@ -120,6 +138,21 @@ mod tests {
         assert!(err.to_string().contains("unknown game 'oware'"), "{err}");
         let err = Args::try_parse_from(["mancala", "new", "wari", "--first", "east"]).unwrap_err();
         assert!(err.to_string().contains("not a side"), "{err}");
+    }
+
+    #[test]
+    fn mail_defaults_to_mbox_on_stdout() {
+        let args = Args::try_parse_from(["mancala", "mail"]).unwrap();
+        match args.command {
+            Command::Mail { send, max_size, .. } => {
+                assert_eq!(send, Transport::Stdout);
+                assert_eq!(max_size, 1_000_000);
+            }
+            other => panic!("parsed as {other:?}"),
+        }
+        let args = Args::try_parse_from(["mancala", "mail", "--send", "smtp://127.0.0.1:2525"]).unwrap();
+        assert!(matches!(args.command, Command::Mail { send: Transport::Smtp { port: 2525, .. }, .. }));
+        assert!(Args::try_parse_from(["mancala", "mail", "--send", "pigeon"]).is_err());
     }
 
     #[test]

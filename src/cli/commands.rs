@@ -4,6 +4,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use mancala::engine::{Game, Rules, Ruleset, Side};
+use mancala::mail::incoming::Incoming;
+use mancala::mail::referee::{Answer, Referee};
+use mancala::mail::transport::{self, Transport};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 
 use super::args::{Args, Command};
@@ -42,6 +45,7 @@ pub fn run(args: Args) -> CliResult {
             moves,
             json,
         } => replay(rules_for(ruleset, stones)?, first, &moves, json),
+        Command::Mail { send, from, max_size } => referee_mail(&send, &from, max_size),
         Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
     }
 }
@@ -139,4 +143,67 @@ fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult 
         }
     }
     print(&out)
+}
+
+/// One mail in, its replies out. Every outcome but a failed send is
+/// "handled" (exit 0); a failed send exits 75 so the MTA tries again.
+fn referee_mail(send: &Transport, from: &str, max_size: usize) -> CliResult {
+    let referee = Referee::new(from);
+    let (raw, oversized) = read_capped(max_size)?;
+    let incoming = Incoming::parse(&raw);
+    let answer = if oversized {
+        referee.too_large(&incoming, max_size)
+    } else {
+        referee.answer(&incoming)
+    };
+    let (mail, summary) = match answer {
+        Answer::Ignore(reason) => {
+            log(&reason);
+            return Ok(());
+        }
+        Answer::Reply { mail, summary } => (mail, summary),
+    };
+    let now = std::time::SystemTime::now();
+    let mut messages = Vec::new();
+    for out in &mail {
+        match transport::build(&referee, out, now) {
+            Ok(message) => messages.push(message),
+            // A bad address from the mail itself: trying again cannot help.
+            Err(e) => log(&format!("reply not sent: {e}")),
+        }
+    }
+    match send.send(&referee, &messages, now) {
+        Ok(()) => {
+            log(&summary);
+            Ok(())
+        }
+        Err(e) => Err(Failure {
+            code: if e.transient { super::exit::TEMPFAIL } else { super::exit::DATA },
+            message: format!("reply not sent, try again later: {e}"),
+        }),
+    }
+}
+
+fn log(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "mancala: {line}");
+}
+
+/// Standard input, up to `max` bytes; past that the rest is read and
+/// dropped (so the MTA's pipe does not break), never kept.
+fn read_capped(max: usize) -> Result<(Vec<u8>, bool), Failure> {
+    use std::io::Read;
+    let mut raw = Vec::new();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let tempfail = |e: std::io::Error| Failure {
+        code: super::exit::TEMPFAIL,
+        message: format!("standard input: {e}"),
+    };
+    input.by_ref().take(max as u64 + 1).read_to_end(&mut raw).map_err(tempfail)?;
+    let oversized = raw.len() > max;
+    if oversized {
+        std::io::copy(&mut input, &mut std::io::sink()).map_err(tempfail)?;
+    }
+    Ok((raw, oversized))
 }

@@ -18,7 +18,11 @@ pub mod exit {
     /// Bad input data: a sheet that cannot be read, an illegal move.
     pub const DATA: u8 = 65;
     pub const NO_INPUT: u8 = 66;
+    /// A bug in this program.
+    pub const SOFTWARE: u8 = 70;
     pub const IO: u8 = 74;
+    /// Try again later: an MTA keeps the mail and retries.
+    pub const TEMPFAIL: u8 = 75;
 }
 
 /// A failure, with the exit code it means.
@@ -60,7 +64,16 @@ pub type CliResult = Result<(), Failure>;
 
 pub fn main() -> ExitCode {
     let args = Args::parse();
-    match commands::run(args) {
+    // A bug must never lose a player's mail: a panic in the mail command
+    // exits 75, so the MTA keeps the mail and tries again later.
+    let is_mail = matches!(args.command, args::Command::Mail { .. });
+    let result = std::panic::catch_unwind(|| commands::run(args)).unwrap_or_else(|_| {
+        Err(Failure {
+            code: if is_mail { exit::TEMPFAIL } else { exit::SOFTWARE },
+            message: "internal error (a bug): please report it".to_string(),
+        })
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             // A closed pipe (`mancala ... | head`) is not worth a message.

@@ -268,14 +268,10 @@ impl EndReason {
     pub fn describe(self) -> &'static str {
         match self {
             EndReason::Majority => "more than half the stones captured",
-            EndReason::Starvation => {
-                "the opponent could not be fed, so the mover took the stones left"
-            }
-            EndReason::Repetition => {
-                "the position repeated, so each took the stones on their own side"
-            }
+            EndReason::Starvation => "the opponent could not be fed; the mover took the rest",
+            EndReason::Repetition => "the position repeated; each took their own side",
             EndReason::CannotMove => "no stones left to move, which wins in Waurie",
-            EndReason::RowEmpty => "a row is empty; each scores their pits and home",
+            EndReason::RowEmpty => "a row is empty; each scores pits and home",
             EndReason::Resignation => "the opponent resigned",
             EndReason::Forfeit => "the opponent ran out of time",
         }

@@ -104,7 +104,7 @@ impl Sheet {
     /// move, or the board drawn differs from the board the log gives.
     pub fn parse(text: &str) -> Result<Sheet, SheetError> {
         let raw = RawSheet::find(text)?;
-        let sheet = raw.replay(raw.turns.len())?;
+        let sheet = raw.replay(raw.sowing_count())?;
         raw.check_board(&sheet.game)?;
         Ok(sheet)
     }

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::{Player, Players, Sheet};
-use crate::engine::{Game, Pit, PlayError, Rules, RulesError, Ruleset, Side};
+use crate::engine::{EndReason, Game, Pit, PlayError, Rules, RulesError, Ruleset, Side};
 
 /// A sheet as written, before its log is replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +30,9 @@ pub struct RawSheet {
     pub players: Players,
     /// The log's turns in order, each its sowings; the `?` marks are not kept.
     pub turns: Vec<Vec<Pit>>,
+    /// A game ended by a player's word rather than the board: the loser
+    /// and why (resignation or forfeit), from the `Result:` lines.
+    pub conceded: Option<(Side, EndReason)>,
     /// The text's lines (0-based) that the sheet spans, title to last line.
     pub lines: std::ops::Range<usize>,
 }
@@ -383,12 +386,15 @@ impl RawSheet {
             },
         };
         let mut end = log_end;
-        for (i, line) in lines.iter().enumerate().skip(log_end).take(4) {
+        let mut conceded = None;
+        // The result (two lines) and the players' addresses follow the log.
+        for (i, line) in lines.iter().enumerate().skip(log_end).take(5) {
             if let Some((side, player)) = address_line(line) {
                 *players.get_mut(side) = player;
                 end = i + 1;
             } else if line.starts_with("Result:") {
-                end = i + 1;
+                end = i + 2;
+                conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
             }
         }
         let (ruleset, stones, first) = match title {
@@ -415,6 +421,7 @@ impl RawSheet {
             captured,
             players,
             turns,
+            conceded,
             lines: sheet_start..end,
         })
     }
@@ -455,46 +462,51 @@ impl RawSheet {
         Ok(rules)
     }
 
-    /// Replays the first `turns` turns of the log.
+    /// Sowings in the log.
+    pub fn sowing_count(&self) -> usize {
+        self.turns.iter().map(Vec::len).sum()
+    }
+
+    /// Replays the first `sowings` sowings of the log.
     ///
     /// # Errors
     /// The first move that cannot be played, named by its log line.
-    pub fn replay(&self, turns: usize) -> Result<Sheet, SheetError> {
+    pub fn replay(&self, sowings: usize) -> Result<Sheet, SheetError> {
         let rules = self.rules()?;
         let first = self.first.unwrap_or(rules.default_first());
         let mut game = Game::new(rules, first);
-        let turns = &self.turns[..turns.min(self.turns.len())];
-        for (t, sowings) in turns.iter().enumerate() {
+        let mut left = sowings;
+        for (t, turn) in self.turns.iter().enumerate() {
+            if left == 0 {
+                break;
+            }
             let line = t / 2 + 1;
             let side = if t % 2 == 0 { first } else { first.other() };
-            let written = || {
-                sowings
-                    .iter()
-                    .map(|p| p.to_string())
-                    .collect::<Vec<_>>()
-                    .join("-")
-            };
-            for (j, &pit) in sowings.iter().enumerate() {
+            let written = |turn: &[Pit]| turn.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("-");
+            if t > 0 && game.to_move() == Some(side.other()) {
+                let previous = &self.turns[t - 1];
+                return Err(SheetError::MissingBonus {
+                    line: (t - 1) / 2 + 1,
+                    side: side.other(),
+                    turn: written(previous),
+                });
+            }
+            for (j, &pit) in turn.iter().take(left).enumerate() {
                 match game.to_move() {
                     None => return Err(SheetError::AfterEnd { line }),
                     Some(s) if s != side && j > 0 => {
-                        return Err(SheetError::NoBonus {
-                            line,
-                            side,
-                            turn: written(),
-                        })
+                        return Err(SheetError::NoBonus { line, side, turn: written(turn) })
                     }
                     _ => {}
                 }
-                game.play(pit)
-                    .map_err(|error| SheetError::Move { line, error })?;
+                game.play(pit).map_err(|error| SheetError::Move { line, error })?;
             }
-            if game.to_move() == Some(side) && t + 1 < turns.len() {
-                return Err(SheetError::MissingBonus {
-                    line,
-                    side,
-                    turn: written(),
-                });
+            left = left.saturating_sub(turn.len());
+        }
+        if let Some((loser, reason)) = self.conceded.filter(|_| left == 0) {
+            match reason {
+                EndReason::Forfeit => game.forfeit(loser),
+                _ => game.resign(loser),
             }
         }
         Ok(Sheet {
@@ -543,6 +555,22 @@ impl RawSheet {
             None => Ok(()),
         }
     }
+}
+
+/// `Result: Bo (North) wins` then `(the opponent resigned).`: the loser
+/// and the reason, for the two endings the board cannot show.
+fn concession(result: &str, reason: &str) -> Option<(Side, EndReason)> {
+    let winner = if result.contains("(South) wins") {
+        Side::South
+    } else if result.contains("(North) wins") {
+        Side::North
+    } else {
+        return None;
+    };
+    [EndReason::Resignation, EndReason::Forfeit]
+        .into_iter()
+        .find(|r| reason.contains(r.describe()))
+        .map(|r| (winner.other(), r))
 }
 
 /// The heading lists the first mover first; names the same on both rows

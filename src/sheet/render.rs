@@ -148,8 +148,8 @@ fn write_log(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     Ok(())
 }
 
-/// The result line, e.g. "Result: Yourname (South) wins 26 to 22 (more
-/// than half the stones captured)."
+/// The result, on two lines so that mail never needs to wrap it:
+/// "Result: Yourname (South) wins 26 to 22" and the reason in parentheses.
 pub(super) fn write_result(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     let Some(outcome) = sheet.game.outcome() else {
         return Ok(());
@@ -157,23 +157,20 @@ pub(super) fn write_result(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     let why = outcome.reason.describe();
     let Some(winner) = outcome.winner else {
         let [south, north] = outcome.score;
-        return writeln!(out, "Result: a draw, {south} to {north} ({why}).");
+        return writeln!(out, "Result: a draw, {south} to {north}\n        ({why}).");
     };
     let name = sheet.name(winner);
     let (won, lost) = (outcome.score_of(winner), outcome.score_of(winner.other()));
     match outcome.reason {
         EndReason::Resignation | EndReason::Forfeit => {
-            writeln!(out, "Result: {name} ({winner}) wins ({why}).")
+            writeln!(out, "Result: {name} ({winner}) wins\n        ({why}).")
         }
         // Waurie's winner is whoever cannot move; the stores are shown, not a score.
         EndReason::CannotMove => writeln!(
             out,
-            "Result: {name} ({winner}) wins ({why}); stores {won} to {lost}."
+            "Result: {name} ({winner}) wins, stores {won} to {lost}\n        ({why})."
         ),
-        _ => writeln!(
-            out,
-            "Result: {name} ({winner}) wins {won} to {lost} ({why})."
-        ),
+        _ => writeln!(out, "Result: {name} ({winner}) wins {won} to {lost}\n        ({why})."),
     }
 }
 

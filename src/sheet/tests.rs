@@ -203,7 +203,7 @@ fn addresses_and_results_read_back() {
     sheet.game.resign(Side::North);
     let text = sheet.to_string();
     assert!(
-        text.contains("Result: Yourname (South) wins (the opponent resigned).\n"),
+        text.contains("Result: Yourname (South) wins\n        (the opponent resigned).\n"),
         "{text}"
     );
     assert!(
@@ -212,6 +212,8 @@ fn addresses_and_results_read_back() {
     );
     let again = Sheet::parse(&text).unwrap();
     assert_eq!(again.players, sheet.players);
+    assert_eq!(again.game.outcome(), sheet.game.outcome());
+    assert_eq!(again.to_string(), text);
 }
 
 #[test]

@@ -1,0 +1,238 @@
+//! One incoming mail, reduced to what the referee needs. Parsing never
+//! fails: whatever cannot be read is simply absent.
+
+use mail_parser::{Address, HeaderValue, Message, MessageParser, MimeHeaders};
+
+use super::text;
+
+/// A person's mailbox: a display name (decoded) and an address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mailbox {
+    pub name: Option<String>,
+    pub address: String,
+}
+
+impl Mailbox {
+    /// The display name, or the address's local part.
+    pub fn short_name(&self) -> String {
+        match &self.name {
+            Some(name) if !name.trim().is_empty() => name.trim().to_string(),
+            _ => self.address.split('@').next().unwrap_or("").to_string(),
+        }
+    }
+}
+
+/// What the referee reads from a mail.
+#[derive(Clone, Debug, Default)]
+pub struct Incoming {
+    pub from: Option<Mailbox>,
+    /// To and Cc, in order.
+    pub recipients: Vec<Mailbox>,
+    pub subject: String,
+    pub message_id: Option<String>,
+    /// The thread so far: References, else In-Reply-To.
+    pub references: Vec<String>,
+    /// The body as plain lines: decoded, unflowed, HTML made text.
+    pub text: String,
+    /// The envelope sender: the mbox `From ` line, else Return-Path.
+    pub envelope_sender: Option<String>,
+    /// Why this mail must never be answered (RFC 3834), if so.
+    pub automatic: Option<&'static str>,
+    /// Every X-Loop header's value.
+    pub loops: Vec<String>,
+}
+
+fn mailboxes(address: Option<&Address>) -> Vec<Mailbox> {
+    address
+        .map(|a| {
+            a.iter()
+                .filter_map(|addr| {
+                    let address = addr.address()?.trim().to_string();
+                    address.contains('@').then(|| Mailbox {
+                        name: addr.name().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
+                        address,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn text_list(value: &HeaderValue) -> Vec<String> {
+    match value {
+        HeaderValue::Text(t) => vec![t.to_string()],
+        HeaderValue::TextList(list) => list.iter().map(|t| t.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Incoming {
+    /// Reads a message (LF or CRLF, perhaps after an mbox `From ` line).
+    pub fn parse(raw: &[u8]) -> Incoming {
+        let (envelope_line, raw) = split_mbox_line(raw);
+        let Some(message) = MessageParser::default().parse(raw) else {
+            return Incoming {
+                envelope_sender: envelope_line,
+                ..Incoming::default()
+            };
+        };
+        let header_text = |name: &str| message.header_raw(name).map(|v| v.trim().to_string());
+        let return_path = header_text("Return-Path");
+        let envelope_sender = envelope_line.or_else(|| {
+            return_path.as_deref().map(|p| p.trim_start_matches('<').trim_end_matches('>').to_string())
+        });
+        let mut recipients = mailboxes(message.to());
+        recipients.extend(mailboxes(message.cc()));
+        let references = {
+            let refs = text_list(message.references());
+            if refs.is_empty() {
+                text_list(message.in_reply_to())
+            } else {
+                refs
+            }
+        };
+        let loops = message
+            .header_values("X-Loop")
+            .filter_map(|v| v.as_text().map(|t| t.trim().to_string()))
+            .collect();
+        Incoming {
+            from: mailboxes(message.from()).into_iter().next(),
+            recipients,
+            subject: message.subject().unwrap_or("").to_string(),
+            message_id: message.message_id().map(str::to_string),
+            references,
+            text: body_text(&message),
+            automatic: automatic(&message, envelope_sender.as_deref()),
+            envelope_sender,
+            loops,
+        }
+    }
+}
+
+/// Splits off the `From sender date` line that mbox files and MTA pipes put first.
+fn split_mbox_line(raw: &[u8]) -> (Option<String>, &[u8]) {
+    if !raw.starts_with(b"From ") {
+        return (None, raw);
+    }
+    let end = raw.iter().position(|&b| b == b'\n').map_or(raw.len(), |i| i + 1);
+    let line = String::from_utf8_lossy(&raw[..end]);
+    let sender = line.split_whitespace().nth(1).map(str::to_string);
+    (sender, &raw[end..])
+}
+
+/// The text the player wrote and quoted: the first text/plain body (with
+/// `format=flowed` undone), else the HTML body made text.
+fn body_text(message: &Message) -> String {
+    let parts: Vec<_> = message.text_bodies().collect();
+    if let Some(part) = parts.iter().find(|p| !p.is_text_html()) {
+        let body = part.text_contents().unwrap_or("");
+        let content_type = part.content_type();
+        let flowed = content_type
+            .and_then(|c| c.attribute("format"))
+            .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
+        if flowed {
+            let delsp = content_type
+                .and_then(|c| c.attribute("delsp"))
+                .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+            return text::unflow(body, delsp);
+        }
+        return body.replace("\r\n", "\n");
+    }
+    // mail-parser's own HTML-to-text squeezes <pre> blanks: read the HTML here.
+    if let Some(part) = message.html_bodies().next().or(parts.first().copied()) {
+        return text::html_to_text(part.text_contents().unwrap_or(""));
+    }
+    String::new()
+}
+
+/// RFC 3834 and common practice: bounces, auto-replies and list mail are
+/// never answered.
+fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'static str> {
+    let raw = |name: &str| message.header_raw(name).map(|v| v.trim().to_ascii_lowercase());
+    if envelope_sender.is_some_and(|s| s.is_empty() || s == "<>")
+        || raw("Return-Path").is_some_and(|p| p == "<>")
+    {
+        return Some("a bounce (empty return path)");
+    }
+    let daemon = |address: &str| {
+        let local = address.split('@').next().unwrap_or("").to_ascii_lowercase();
+        local == "mailer-daemon" || local == "postmaster"
+    };
+    if envelope_sender.is_some_and(daemon) || mailboxes(message.from()).iter().any(|m| daemon(&m.address)) {
+        return Some("a bounce (from MAILER-DAEMON or postmaster)");
+    }
+    let content_type = message.content_type();
+    if content_type.is_some_and(|c| {
+        c.ctype().eq_ignore_ascii_case("multipart") && c.subtype().is_some_and(|s| s.eq_ignore_ascii_case("report"))
+    }) {
+        return Some("a delivery report (multipart/report)");
+    }
+    if raw("Auto-Submitted").is_some_and(|a| a.split(';').next().unwrap_or("").trim() != "no") {
+        return Some("an automatic mail (Auto-Submitted)");
+    }
+    if raw("Precedence").is_some_and(|p| matches!(p.as_str(), "bulk" | "junk" | "list")) {
+        return Some("bulk or list mail (Precedence)");
+    }
+    if message.header_raw("List-Id").is_some() {
+        return Some("list mail (List-Id)");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_headers_and_skips_the_mbox_line() {
+        let raw = b"From bob@players.example  Mon Nov 30 09:05:00 2026\n\
+            Return-Path: <bob@players.example>\n\
+            From: =?utf-8?q?J=C3=BCrgen?= <bob@players.example>\n\
+            To: referee@referee.example, Zo\xc3\xab <alice@players.example>\n\
+            Subject: Re: =?utf-8?q?Waurie?=\n\
+            Message-ID: <b1@players.example>\n\
+            In-Reply-To: <g1@referee.example>\n\n\
+            move c\n";
+        let mail = Incoming::parse(raw);
+        let from = mail.from.unwrap();
+        assert_eq!((from.name.as_deref(), from.address.as_str()), (Some("Jürgen"), "bob@players.example"));
+        assert_eq!(mail.recipients.len(), 2);
+        assert_eq!(mail.subject, "Re: Waurie");
+        assert_eq!(mail.message_id.as_deref(), Some("b1@players.example"));
+        assert_eq!(mail.references, ["g1@referee.example"]);
+        assert_eq!(mail.envelope_sender.as_deref(), Some("bob@players.example"));
+        assert_eq!(mail.text, "move c\n");
+        assert_eq!(mail.automatic, None);
+    }
+
+    #[test]
+    fn bounces_and_auto_replies_are_recognised() {
+        let cases: [(&[u8], &str); 6] = [
+            (b"Return-Path: <>\nFrom: x@y.example\n\nhi\n", "bounce"),
+            (b"From MAILER-DAEMON  Mon Nov 30 09:05:00 2026\nFrom: x@y.example\n\nhi\n", "bounce"),
+            (b"From: Mail Delivery System <MAILER-DAEMON@y.example>\n\nhi\n", "bounce"),
+            (b"From: x@y.example\nAuto-Submitted: auto-replied\n\nhi\n", "automatic"),
+            (b"From: x@y.example\nPrecedence: bulk\n\nhi\n", "bulk"),
+            (b"From: x@y.example\nList-Id: <games.example>\n\nhi\n", "list"),
+        ];
+        for (raw, why) in cases {
+            let mail = Incoming::parse(raw);
+            assert!(mail.automatic.is_some_and(|a| a.contains(why)), "{:?}: {:?}", String::from_utf8_lossy(raw), mail.automatic);
+        }
+        let mail = Incoming::parse(b"From: x@y.example\nAuto-Submitted: no\n\nhi\n");
+        assert_eq!(mail.automatic, None);
+    }
+
+    #[test]
+    fn a_report_is_never_answered() {
+        let raw = b"From: x@y.example\nContent-Type: multipart/report; report-type=delivery-status; boundary=b\n\n--b\nContent-Type: text/plain\n\nfailed\n--b--\n";
+        assert!(Incoming::parse(raw).automatic.is_some());
+    }
+
+    #[test]
+    fn garbage_parses_to_nothing_without_panicking() {
+        for raw in [&b""[..], b"\0\0\0", b"From \n", b"::::\n\n", &[0xff; 64]] {
+            let _ = Incoming::parse(raw);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! The mail adapter: read a player's mail, apply the move in it, and
+//! compose the replies. It calls the sheet and engine layers; sending is
+//! [`transport`]'s.
+
+pub mod incoming;
+pub mod text;
+pub mod referee;
+pub mod transport;

@@ -1,0 +1,302 @@
+//! Turning a mail body into plain lines the sheet reader can use: RFC 3676
+//! `format=flowed`, HTML (with `<pre>` kept as it is and `<blockquote>` as
+//! quote marks), and the split between the player's own words and what
+//! they quoted.
+
+/// Undoes RFC 3676 `format=flowed`: removes space-stuffing, joins soft
+/// line breaks (a trailing space) within one quote depth, and writes quote
+/// marks back as `> `.
+pub fn unflow(text: &str, delsp: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut open: Option<(usize, String)> = None;
+    for line in text.lines() {
+        let depth = line.chars().take_while(|&c| c == '>').count();
+        let mut content = &line[depth..];
+        if let Some(stripped) = content.strip_prefix(' ') {
+            content = stripped; // space-stuffing, or the blank after the marks
+        }
+        let flowed = content.ends_with(' ') && content != "-- ";
+        let content = if flowed && delsp {
+            &content[..content.len() - 1]
+        } else {
+            content
+        };
+        match &mut open {
+            Some((d, joined)) if *d == depth => joined.push_str(content),
+            _ => {
+                if let Some((d, joined)) = open.take() {
+                    push_quoted(&mut out, d, &joined);
+                }
+                open = Some((depth, content.to_string()));
+            }
+        }
+        if !flowed {
+            if let Some((d, joined)) = open.take() {
+                push_quoted(&mut out, d, &joined);
+            }
+        }
+    }
+    if let Some((d, joined)) = open.take() {
+        push_quoted(&mut out, d, &joined);
+    }
+    out
+}
+
+fn push_quoted(out: &mut String, depth: usize, line: &str) {
+    for _ in 0..depth {
+        out.push_str("> ");
+    }
+    out.push_str(line);
+    out.push('\n');
+}
+
+/// Plain text from HTML, as far as a referee needs it: the text of `<pre>`
+/// blocks exactly as written, `<blockquote>` as `> ` quote marks, `<br>`
+/// and block ends as line breaks, runs of blanks squeezed elsewhere
+/// (`&nbsp;` runs are kept: they carry the board's spacing).
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut depth = 0usize;
+    let mut pre = 0usize;
+    let mut skip: Option<&str> = None; // inside <style> or <script>
+    let mut at_line_start = true;
+    // The last character written was a blank of the source (not &nbsp;).
+    let mut squeezable = false;
+    let mut rest = html;
+    let newline = |out: &mut String, at_line_start: &mut bool| {
+        out.push('\n');
+        *at_line_start = true;
+    };
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('<') {
+            let end = after.find('>').unwrap_or(after.len());
+            let tag = &after[..end];
+            rest = after.get(end + 1..).unwrap_or("");
+            let name: String = tag
+                .trim_start_matches('/')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .flat_map(|c| c.to_lowercase())
+                .collect();
+            let closing = tag.starts_with('/');
+            if let Some(skipped) = skip {
+                if closing && name == skipped {
+                    skip = None;
+                }
+                continue;
+            }
+            match (name.as_str(), closing) {
+                ("style", false) => skip = Some("style"),
+                ("script", false) => skip = Some("script"),
+                ("head", false) => skip = Some("head"),
+                ("br", _) => newline(&mut out, &mut at_line_start),
+                ("pre", false) => {
+                    pre += 1;
+                    if !at_line_start {
+                        newline(&mut out, &mut at_line_start);
+                    }
+                }
+                ("pre", true) => {
+                    pre = pre.saturating_sub(1);
+                    newline(&mut out, &mut at_line_start);
+                }
+                ("blockquote", false) => {
+                    if !at_line_start {
+                        newline(&mut out, &mut at_line_start);
+                    }
+                    depth += 1;
+                }
+                ("blockquote", true) => {
+                    if !at_line_start {
+                        newline(&mut out, &mut at_line_start);
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                ("p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "table", _) => {
+                    if !at_line_start {
+                        newline(&mut out, &mut at_line_start);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let next = rest.find('<').unwrap_or(rest.len());
+        let (chunk, after) = rest.split_at(next);
+        rest = after;
+        if skip.is_some() {
+            continue;
+        }
+        for c in decode_entities(chunk).chars() {
+            let c = if pre == 0 && c.is_whitespace() && c != '\u{a0}' { ' ' } else { c };
+            if c == '\n' {
+                newline(&mut out, &mut at_line_start);
+                continue;
+            }
+            if at_line_start {
+                if c == ' ' && pre == 0 {
+                    continue;
+                }
+                for _ in 0..depth {
+                    out.push_str("> ");
+                }
+                at_line_start = false;
+            }
+            if c == ' ' && pre == 0 && squeezable {
+                continue;
+            }
+            squeezable = c == ' ';
+            out.push(if c == '\u{a0}' { ' ' } else { c });
+        }
+    }
+    out
+}
+
+fn decode_entities(text: &str) -> String {
+    if !text.contains('&') {
+        return text.replace('\r', "");
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..semi];
+        let decoded = match entity {
+            "nbsp" => Some('\u{a0}'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => entity
+                .strip_prefix("#x")
+                .or_else(|| entity.strip_prefix("#X"))
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace('\r', "")
+}
+
+/// Is this line quoted (`>` after optional blanks)?
+pub fn is_quoted(line: &str) -> bool {
+    line.trim_start().starts_with('>')
+}
+
+/// The lines that are the player's own words: before the signature and
+/// before any quoted original (Outlook's `-----Original Message-----`, a
+/// `From:` block after a rule), never quoted lines or attribution lines.
+/// Each comes with its index in `text.lines()`.
+pub fn own_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut own = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if line.trim_end_matches('\r') == "-- " || trimmed == "--" {
+            break; // the signature
+        }
+        let lower = trimmed.to_ascii_lowercase();
+        if (lower.contains("original message") && lower.starts_with("---"))
+            || trimmed.starts_with("________________________________")
+        {
+            break; // Outlook: everything below is the original, unquoted
+        }
+        if is_quoted(line) || (lower.starts_with("on ") && lower.ends_with("wrote:")) {
+            continue;
+        }
+        own.push((i, line));
+    }
+    own
+}
+
+/// Text from a player that ends up in a header or a sheet: no control
+/// characters (so no header can be injected), no runs of blanks.
+pub fn clean_text(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Word-wraps one line to `width` columns (a longer word stands alone).
+pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in line.split_whitespace() {
+        let current = lines.last_mut().map(|l| l.chars().count()).unwrap_or(0);
+        if current > 0 && current + 1 + word.chars().count() > width {
+            lines.push(String::new());
+        }
+        if let Some(last) = lines.last_mut() {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_breaks_between_words() {
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert_eq!(wrap("", 9), [""]);
+        assert_eq!(wrap("abcdefghijkl x", 5), ["abcdefghijkl", "x"]);
+    }
+
+    #[test]
+    fn unflow_joins_soft_breaks_and_removes_stuffing() {
+        let flowed = "move c \r\nplease\n>> | 3 | 3 |\n>>  From me\n> a long \n> line\n-- \nsig";
+        assert_eq!(
+            unflow(flowed, false),
+            "move c please\n> > | 3 | 3 |\n> >  From me\n> a long line\n-- \nsig\n"
+        );
+        assert_eq!(unflow("a \nb", true), "ab\n");
+    }
+
+    #[test]
+    fn html_keeps_pre_and_quotes_blockquotes() {
+        let html = "<html><head><style>p{}</style></head><body><p>move&nbsp;c</p>\
+                    <blockquote>Bill wrote:<br><pre>|  3 |  3 |\n+----+</pre></blockquote>\
+                    <p>bye &amp; thanks</p></body></html>";
+        assert_eq!(html_to_text(html), "move c\n> Bill wrote:\n> |  3 |  3 |\n> +----+\nbye & thanks\n");
+    }
+
+    #[test]
+    fn html_nbsp_runs_keep_their_width() {
+        let html = "<div>|&nbsp;&nbsp;3 |&nbsp; 4 |</div><div>&#62; &#x3c;</div>";
+        assert_eq!(html_to_text(html), "|  3 |  4 |\n> <\n");
+    }
+
+    #[test]
+    fn own_lines_stop_at_signatures_and_originals() {
+        let text = "move c\nOn Mon, Bill wrote:\n> quoted\nmine\n-- \nBob | 555 1234\n";
+        let own: Vec<&str> = own_lines(text).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(own, ["move c", "mine"]);
+        let outlook = "move d\n\n-----Original Message-----\nFrom: referee\nmove <pit>\n";
+        let own: Vec<&str> = own_lines(outlook).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(own, ["move d", ""]);
+    }
+}
