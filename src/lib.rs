@@ -6,5 +6,5 @@
 
 pub mod engine;
 pub mod guide;
-pub mod sheet;
 pub mod mail;
+pub mod sheet;

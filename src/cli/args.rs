@@ -78,11 +78,13 @@ pub enum Command {
         json: bool,
     },
     /// Referee one mail: read it on standard input, play its move, send the replies
-    #[command(long_about = "Referee one mail: read it on standard input (as procmail, a .forward \
+    #[command(
+        long_about = "Referee one mail: read it on standard input (as procmail, a .forward \
         pipe or an alias hands it over), find the game sheet and the player's move, play it, \
         and send the new sheet to both players, or tell the sender what is wrong.\n\n\
         Exit status: 0 when the mail was handled (an illegal move answered is handled, a bounce \
-        ignored is handled); 75 when a reply could not be sent, so the MTA tries again later.")]
+        ignored is handled); 75 when a reply could not be sent, so the MTA tries again later."
+    )]
     Mail {
         /// Where replies go: stdout (mbox), sendmail, sendmail:PATH, smtp://HOST:PORT (STARTTLS when offered), smtps://HOST:PORT, or dir:PATH (.eml files). SMTP credentials come from MANCALA_SMTP_USER and MANCALA_SMTP_PASSWORD
         #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
@@ -150,8 +152,15 @@ mod tests {
             }
             other => panic!("parsed as {other:?}"),
         }
-        let args = Args::try_parse_from(["mancala", "mail", "--send", "smtp://127.0.0.1:2525"]).unwrap();
-        assert!(matches!(args.command, Command::Mail { send: Transport::Smtp { port: 2525, .. }, .. }));
+        let args =
+            Args::try_parse_from(["mancala", "mail", "--send", "smtp://127.0.0.1:2525"]).unwrap();
+        assert!(matches!(
+            args.command,
+            Command::Mail {
+                send: Transport::Smtp { port: 2525, .. },
+                ..
+            }
+        ));
         assert!(Args::try_parse_from(["mancala", "mail", "--send", "pigeon"]).is_err());
     }
 

@@ -45,7 +45,11 @@ pub fn run(args: Args) -> CliResult {
             moves,
             json,
         } => replay(rules_for(ruleset, stones)?, first, &moves, json),
-        Command::Mail { send, from, max_size } => referee_mail(&send, &from, max_size),
+        Command::Mail {
+            send,
+            from,
+            max_size,
+        } => referee_mail(&send, &from, max_size),
         Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
     }
 }
@@ -178,7 +182,11 @@ fn referee_mail(send: &Transport, from: &str, max_size: usize) -> CliResult {
             Ok(())
         }
         Err(e) => Err(Failure {
-            code: if e.transient { super::exit::TEMPFAIL } else { super::exit::DATA },
+            code: if e.transient {
+                super::exit::TEMPFAIL
+            } else {
+                super::exit::DATA
+            },
             message: format!("reply not sent, try again later: {e}"),
         }),
     }
@@ -200,7 +208,11 @@ fn read_capped(max: usize) -> Result<(Vec<u8>, bool), Failure> {
         code: super::exit::TEMPFAIL,
         message: format!("standard input: {e}"),
     };
-    input.by_ref().take(max as u64 + 1).read_to_end(&mut raw).map_err(tempfail)?;
+    input
+        .by_ref()
+        .take(max as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(tempfail)?;
     let oversized = raw.len() > max;
     if oversized {
         std::io::copy(&mut input, &mut std::io::sink()).map_err(tempfail)?;

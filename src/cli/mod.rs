@@ -69,7 +69,11 @@ pub fn main() -> ExitCode {
     let is_mail = matches!(args.command, args::Command::Mail { .. });
     let result = std::panic::catch_unwind(|| commands::run(args)).unwrap_or_else(|_| {
         Err(Failure {
-            code: if is_mail { exit::TEMPFAIL } else { exit::SOFTWARE },
+            code: if is_mail {
+                exit::TEMPFAIL
+            } else {
+                exit::SOFTWARE
+            },
             message: "internal error (a bug): please report it".to_string(),
         })
     });

@@ -49,7 +49,10 @@ fn mailboxes(address: Option<&Address>) -> Vec<Mailbox> {
                 .filter_map(|addr| {
                     let address = addr.address()?.trim().to_string();
                     address.contains('@').then(|| Mailbox {
-                        name: addr.name().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
+                        name: addr
+                            .name()
+                            .map(|n| n.trim().to_string())
+                            .filter(|n| !n.is_empty()),
                         address,
                     })
                 })
@@ -79,7 +82,9 @@ impl Incoming {
         let header_text = |name: &str| message.header_raw(name).map(|v| v.trim().to_string());
         let return_path = header_text("Return-Path");
         let envelope_sender = envelope_line.or_else(|| {
-            return_path.as_deref().map(|p| p.trim_start_matches('<').trim_end_matches('>').to_string())
+            return_path
+                .as_deref()
+                .map(|p| p.trim_start_matches('<').trim_end_matches('>').to_string())
         });
         let mut recipients = mailboxes(message.to());
         recipients.extend(mailboxes(message.cc()));
@@ -114,7 +119,10 @@ fn split_mbox_line(raw: &[u8]) -> (Option<String>, &[u8]) {
     if !raw.starts_with(b"From ") {
         return (None, raw);
     }
-    let end = raw.iter().position(|&b| b == b'\n').map_or(raw.len(), |i| i + 1);
+    let end = raw
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(raw.len(), |i| i + 1);
     let line = String::from_utf8_lossy(&raw[..end]);
     let sender = line.split_whitespace().nth(1).map(str::to_string);
     (sender, &raw[end..])
@@ -148,7 +156,11 @@ fn body_text(message: &Message) -> String {
 /// RFC 3834 and common practice: bounces, auto-replies and list mail are
 /// never answered.
 fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'static str> {
-    let raw = |name: &str| message.header_raw(name).map(|v| v.trim().to_ascii_lowercase());
+    let raw = |name: &str| {
+        message
+            .header_raw(name)
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
     if envelope_sender.is_some_and(|s| s.is_empty() || s == "<>")
         || raw("Return-Path").is_some_and(|p| p == "<>")
     {
@@ -158,12 +170,16 @@ fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'stati
         let local = address.split('@').next().unwrap_or("").to_ascii_lowercase();
         local == "mailer-daemon" || local == "postmaster"
     };
-    if envelope_sender.is_some_and(daemon) || mailboxes(message.from()).iter().any(|m| daemon(&m.address)) {
+    if envelope_sender.is_some_and(daemon)
+        || mailboxes(message.from()).iter().any(|m| daemon(&m.address))
+    {
         return Some("a bounce (from MAILER-DAEMON or postmaster)");
     }
     let content_type = message.content_type();
     if content_type.is_some_and(|c| {
-        c.ctype().eq_ignore_ascii_case("multipart") && c.subtype().is_some_and(|s| s.eq_ignore_ascii_case("report"))
+        c.ctype().eq_ignore_ascii_case("multipart")
+            && c.subtype()
+                .is_some_and(|s| s.eq_ignore_ascii_case("report"))
     }) {
         return Some("a delivery report (multipart/report)");
     }
@@ -195,7 +211,10 @@ mod tests {
             move c\n";
         let mail = Incoming::parse(raw);
         let from = mail.from.unwrap();
-        assert_eq!((from.name.as_deref(), from.address.as_str()), (Some("Jürgen"), "bob@players.example"));
+        assert_eq!(
+            (from.name.as_deref(), from.address.as_str()),
+            (Some("Jürgen"), "bob@players.example")
+        );
         assert_eq!(mail.recipients.len(), 2);
         assert_eq!(mail.subject, "Re: Waurie");
         assert_eq!(mail.message_id.as_deref(), Some("b1@players.example"));
@@ -209,15 +228,32 @@ mod tests {
     fn bounces_and_auto_replies_are_recognised() {
         let cases: [(&[u8], &str); 6] = [
             (b"Return-Path: <>\nFrom: x@y.example\n\nhi\n", "bounce"),
-            (b"From MAILER-DAEMON  Mon Nov 30 09:05:00 2026\nFrom: x@y.example\n\nhi\n", "bounce"),
-            (b"From: Mail Delivery System <MAILER-DAEMON@y.example>\n\nhi\n", "bounce"),
-            (b"From: x@y.example\nAuto-Submitted: auto-replied\n\nhi\n", "automatic"),
+            (
+                b"From MAILER-DAEMON  Mon Nov 30 09:05:00 2026\nFrom: x@y.example\n\nhi\n",
+                "bounce",
+            ),
+            (
+                b"From: Mail Delivery System <MAILER-DAEMON@y.example>\n\nhi\n",
+                "bounce",
+            ),
+            (
+                b"From: x@y.example\nAuto-Submitted: auto-replied\n\nhi\n",
+                "automatic",
+            ),
             (b"From: x@y.example\nPrecedence: bulk\n\nhi\n", "bulk"),
-            (b"From: x@y.example\nList-Id: <games.example>\n\nhi\n", "list"),
+            (
+                b"From: x@y.example\nList-Id: <games.example>\n\nhi\n",
+                "list",
+            ),
         ];
         for (raw, why) in cases {
             let mail = Incoming::parse(raw);
-            assert!(mail.automatic.is_some_and(|a| a.contains(why)), "{:?}: {:?}", String::from_utf8_lossy(raw), mail.automatic);
+            assert!(
+                mail.automatic.is_some_and(|a| a.contains(why)),
+                "{:?}: {:?}",
+                String::from_utf8_lossy(raw),
+                mail.automatic
+            );
         }
         let mail = Incoming::parse(b"From: x@y.example\nAuto-Submitted: no\n\nhi\n");
         assert_eq!(mail.automatic, None);

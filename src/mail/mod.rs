@@ -3,6 +3,6 @@
 //! [`transport`]'s.
 
 pub mod incoming;
-pub mod text;
 pub mod referee;
+pub mod text;
 pub mod transport;

@@ -58,7 +58,10 @@ pub enum Answer {
     /// Never answer this mail; the reason is for the log.
     Ignore(String),
     /// Send these; the summary is for the log.
-    Reply { mail: Vec<Outgoing>, summary: String },
+    Reply {
+        mail: Vec<Outgoing>,
+        summary: String,
+    },
 }
 
 /// Why a mail's move was not played, said to the player.
@@ -67,7 +70,10 @@ pub enum Refusal {
     #[error("{0}")]
     Sheet(#[from] SheetError),
     #[error("'{text}' is not a move: {error}")]
-    BadMoveLine { text: String, error: crate::engine::ParsePitError },
+    BadMoveLine {
+        text: String,
+        error: crate::engine::ParsePitError,
+    },
     #[error("the move line says {line} but the log says {log}: they disagree; send one move")]
     Disagree { line: String, log: String },
     #[error("the move lines say different things ({0}); send one move")]
@@ -148,7 +154,11 @@ impl Referee {
     }
 
     /// The verified sheet and the move, from a move line or the log.
-    fn read_request(&self, mail: &Incoming, raw: &RawSheet) -> Result<Request, (Refusal, Option<Sheet>)> {
+    fn read_request(
+        &self,
+        mail: &Incoming,
+        raw: &RawSheet,
+    ) -> Result<Request, (Refusal, Option<Sheet>)> {
         let own = text::own_lines(&mail.text);
         let sheet_lines = raw.lines.clone();
         let mut line_moves: Vec<Vec<Pit>> = Vec::new();
@@ -196,7 +206,11 @@ impl Referee {
                 ))
             }
             (several, _) => {
-                let list = several.iter().map(|m| written(m)).collect::<Vec<_>>().join(", ");
+                let list = several
+                    .iter()
+                    .map(|m| written(m))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err((Refusal::SeveralMoves(list), Some(sheet)));
             }
         };
@@ -205,11 +219,19 @@ impl Referee {
             .lines()
             .nth(raw.lines.start)
             .is_some_and(|first| !text::is_quoted(first));
-        Ok(Request { sheet, sowings, pasted })
+        Ok(Request {
+            sheet,
+            sowings,
+            pasted,
+        })
     }
 
     fn play(&self, mail: &Incoming, from: &Mailbox, request: Request) -> Answer {
-        let Request { mut sheet, sowings, pasted } = request;
+        let Request {
+            mut sheet,
+            sowings,
+            pasted,
+        } = request;
         let Some(side) = sheet.game.to_move() else {
             return self.refuse(mail, from, &Refusal::GameOver, Some(&sheet));
         };
@@ -263,7 +285,10 @@ impl Referee {
             .iter()
             .filter_map(|&s| mailbox_of(sheet.players.get(s)))
             .fold(Vec::new(), |mut all, m| {
-                if !all.iter().any(|a: &Mailbox| a.address.eq_ignore_ascii_case(&m.address)) {
+                if !all
+                    .iter()
+                    .any(|a: &Mailbox| a.address.eq_ignore_ascii_case(&m.address))
+                {
                     all.push(m);
                 }
                 all
@@ -296,7 +321,13 @@ impl Referee {
 
     /// The reply to a refused mail: to the sender alone, with what is wrong,
     /// what is legal, and the unchanged sheet.
-    fn refuse(&self, mail: &Incoming, from: &Mailbox, refusal: &Refusal, sheet: Option<&Sheet>) -> Answer {
+    fn refuse(
+        &self,
+        mail: &Incoming,
+        from: &Mailbox,
+        refusal: &Refusal,
+        sheet: Option<&Sheet>,
+    ) -> Answer {
         let mut body = "Your mail was read, but no move was played:\n\n".to_string();
         for line in text::wrap(&refusal.to_string(), COMMENT_WIDTH) {
             let _ = writeln!(body, "{COMMENT_INDENT}{line}");
@@ -368,7 +399,9 @@ fn reply_subject(subject: &str) -> String {
     let mut rest = text::clean_text(subject);
     loop {
         let lower = rest.to_ascii_lowercase();
-        let cut = ["re:", "aw:", "sv:", "fwd:", "fw:"].iter().find(|p| lower.starts_with(*p));
+        let cut = ["re:", "aw:", "sv:", "fwd:", "fw:"]
+            .iter()
+            .find(|p| lower.starts_with(*p));
         match cut {
             Some(prefix) => rest = rest[prefix.len()..].trim_start().to_string(),
             None => break,
@@ -399,10 +432,12 @@ fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
     match sheet::parse_sowings(rest) {
         Ok(sowings) if !sowings.is_empty() => Some(Ok(sowings)),
         Ok(_) if colon => Some(Err(Refusal::NoMove)),
-        Err(error) if colon || rest.split_whitespace().count() == 1 => Some(Err(Refusal::BadMoveLine {
-            text: rest.to_string(),
-            error,
-        })),
+        Err(error) if colon || rest.split_whitespace().count() == 1 => {
+            Some(Err(Refusal::BadMoveLine {
+                text: rest.to_string(),
+                error,
+            }))
+        }
         _ => None,
     }
 }
@@ -419,8 +454,14 @@ fn comment(mail: &Incoming, pasted: bool) -> String {
         .filter(|l| move_line(l).is_none())
         .filter(|l| !looks_like_sheet(l))
         .collect();
-    let start = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.trim().is_empty()).map_or(start, |i| i + 1);
+    let start = lines
+        .iter()
+        .position(|l| !l.trim().is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(start, |i| i + 1);
     lines[start..end.max(start)]
         .iter()
         .flat_map(|l| text::wrap(&text::clean_text(l), COMMENT_WIDTH))
@@ -436,11 +477,16 @@ fn looks_like_sheet(line: &str) -> bool {
         || t.starts_with('+')
         || t.starts_with("Game:")
         || t.starts_with("Captured:")
-        || t.split_once('.').is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || t.split_once('.')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn written(sowings: &[Pit]) -> String {
-    sowings.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("-")
+    sowings
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 fn is_placeholder(name: &str) -> bool {
@@ -450,7 +496,10 @@ fn is_placeholder(name: &str) -> bool {
 /// A player's name: clean, without the characters the sheet uses for its
 /// own structure, and short enough for the grid.
 fn clean_name(name: &str) -> String {
-    let kept: String = name.chars().filter(|c| !matches!(c, '|' | '<' | '>' | '"')).collect();
+    let kept: String = name
+        .chars()
+        .filter(|c| !matches!(c, '|' | '<' | '>' | '"'))
+        .collect();
     let name: String = text::clean_text(&kept).chars().take(30).collect();
     if name.trim().is_empty() {
         "Player".to_string()
@@ -472,7 +521,14 @@ mod tests {
 
     #[test]
     fn move_lines_as_players_write_them() {
-        let ok = |l: &str| move_line(l).unwrap().unwrap().iter().map(|p| p.to_string()).collect::<String>();
+        let ok = |l: &str| {
+            move_line(l)
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<String>()
+        };
         assert_eq!(ok("move c"), "c");
         assert_eq!(ok("Move: c"), "c");
         assert_eq!(ok("  MOVE c-f"), "cf");
@@ -481,14 +537,23 @@ mod tests {
         assert!(move_line("Move fast and break things").is_none());
         assert!(move_line("moved to Paris").is_none());
         assert!(move_line("a move").is_none());
-        assert!(matches!(move_line("move: z"), Some(Err(Refusal::BadMoveLine { .. }))));
-        assert!(matches!(move_line("move z"), Some(Err(Refusal::BadMoveLine { .. }))));
+        assert!(matches!(
+            move_line("move: z"),
+            Some(Err(Refusal::BadMoveLine { .. }))
+        ));
+        assert!(matches!(
+            move_line("move z"),
+            Some(Err(Refusal::BadMoveLine { .. }))
+        ));
     }
 
     #[test]
     fn subjects_get_one_re() {
         assert_eq!(reply_subject("Re: RE: Fwd: Super-Wari"), "Re: Super-Wari");
-        assert_eq!(reply_subject("Wari\r\nBcc: evil@example.org"), "Re: Wari Bcc: evil@example.org");
+        assert_eq!(
+            reply_subject("Wari\r\nBcc: evil@example.org"),
+            "Re: Wari Bcc: evil@example.org"
+        );
         assert_eq!(reply_subject(""), "Re: your mancala game");
     }
 

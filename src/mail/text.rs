@@ -128,7 +128,11 @@ pub fn html_to_text(html: &str) -> String {
             continue;
         }
         for c in decode_entities(chunk).chars() {
-            let c = if pre == 0 && c.is_whitespace() && c != '\u{a0}' { ' ' } else { c };
+            let c = if pre == 0 && c.is_whitespace() && c != '\u{a0}' {
+                ' '
+            } else {
+                c
+            };
             if c == '\n' {
                 newline(&mut out, &mut at_line_start);
                 continue;
@@ -281,7 +285,10 @@ mod tests {
         let html = "<html><head><style>p{}</style></head><body><p>move&nbsp;c</p>\
                     <blockquote>Bill wrote:<br><pre>|  3 |  3 |\n+----+</pre></blockquote>\
                     <p>bye &amp; thanks</p></body></html>";
-        assert_eq!(html_to_text(html), "move c\n> Bill wrote:\n> |  3 |  3 |\n> +----+\nbye & thanks\n");
+        assert_eq!(
+            html_to_text(html),
+            "move c\n> Bill wrote:\n> |  3 |  3 |\n> +----+\nbye & thanks\n"
+        );
     }
 
     #[test]

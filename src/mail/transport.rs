@@ -26,7 +26,11 @@ pub enum Transport {
     Sendmail(PathBuf),
     /// An SMTP server: `smtp://` tries STARTTLS when offered, `smtps://`
     /// starts with TLS.
-    Smtp { host: String, port: u16, implicit_tls: bool },
+    Smtp {
+        host: String,
+        port: u16,
+        implicit_tls: bool,
+    },
     /// `.eml` files written into a folder.
     Dir(PathBuf),
 }
@@ -44,13 +48,21 @@ impl FromStr for Transport {
         let url = |rest: &str, implicit_tls: bool, default_port: u16| {
             let rest = rest.trim_end_matches('/');
             let (host, port) = match rest.rsplit_once(':') {
-                Some((host, port)) => (host, port.parse().map_err(|_| format!("'{port}' is not a port"))?),
+                Some((host, port)) => (
+                    host,
+                    port.parse()
+                        .map_err(|_| format!("'{port}' is not a port"))?,
+                ),
                 None => (rest, default_port),
             };
             if host.is_empty() {
                 return Err(format!("'{s}' names no host"));
             }
-            Ok(Transport::Smtp { host: host.to_string(), port, implicit_tls })
+            Ok(Transport::Smtp {
+                host: host.to_string(),
+                port,
+                implicit_tls,
+            })
         };
         match s {
             "stdout" => Ok(Transport::Stdout),
@@ -91,11 +103,17 @@ impl fmt::Display for SendError {
 impl std::error::Error for SendError {}
 
 fn permanent(message: impl fmt::Display) -> SendError {
-    SendError { transient: false, message: message.to_string() }
+    SendError {
+        transient: false,
+        message: message.to_string(),
+    }
 }
 
 fn transient(message: impl fmt::Display) -> SendError {
-    SendError { transient: true, message: message.to_string() }
+    SendError {
+        transient: true,
+        message: message.to_string(),
+    }
 }
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
@@ -103,7 +121,10 @@ static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 /// A fresh Message-ID on the referee's own domain.
 fn message_id(referee: &Referee, now: SystemTime) -> String {
     let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let domain = referee.address.rsplit_once('@').map_or("localhost", |(_, d)| d);
+    let domain = referee
+        .address
+        .rsplit_once('@')
+        .map_or("localhost", |(_, d)| d);
     let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     format!("<{nanos:x}.{}.{n}@{domain}>", std::process::id())
 }
@@ -113,10 +134,15 @@ fn angle(id: &str) -> String {
 }
 
 fn mailbox(name: Option<&str>, address: &str) -> Result<LettreMailbox, SendError> {
-    let address = address.parse().map_err(|e| permanent(format!("'{address}' is not an address: {e}")))?;
+    let address = address
+        .parse()
+        .map_err(|e| permanent(format!("'{address}' is not an address: {e}")))?;
     // lettre panics on a line break in a display name: a player's name is
     // theirs to choose, so no control character gets that far.
-    Ok(LettreMailbox::new(name.map(super::text::clean_text), address))
+    Ok(LettreMailbox::new(
+        name.map(super::text::clean_text),
+        address,
+    ))
 }
 
 /// Builds the message: plain UTF-8 text, 8bit, never `format=flowed`,
@@ -135,7 +161,10 @@ pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Messa
             HeaderName::new_from_ascii_str("Auto-Submitted"),
             "auto-replied".to_string(),
         ))
-        .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("X-Loop"), referee.address.clone()));
+        .raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Loop"),
+            referee.address.clone(),
+        ));
     let mut recipients = 0;
     for to in &out.to {
         builder = builder.to(mailbox(to.name.as_deref(), &to.address)?);
@@ -155,7 +184,9 @@ pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Messa
     let crlf = out.body.replace("\r\n", "\n").replace('\n', "\r\n");
     let body = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
         .unwrap_or_else(|_| Body::new(crlf)); // a line over 998 bytes: let lettre pick
-    let part = SinglePart::builder().header(ContentType::TEXT_PLAIN).body(body);
+    let part = SinglePart::builder()
+        .header(ContentType::TEXT_PLAIN)
+        .body(body);
     builder.singlepart(part).map_err(permanent)
 }
 
@@ -164,7 +195,12 @@ impl Transport {
     ///
     /// # Errors
     /// The first failure; `transient` when trying later may help.
-    pub fn send(&self, referee: &Referee, messages: &[Message], now: SystemTime) -> Result<(), SendError> {
+    pub fn send(
+        &self,
+        referee: &Referee,
+        messages: &[Message],
+        now: SystemTime,
+    ) -> Result<(), SendError> {
         match self {
             Transport::Stdout => {
                 let mut out = std::io::stdout().lock();
@@ -183,11 +219,24 @@ impl Transport {
                 }
                 Ok(())
             }
-            Transport::Smtp { host, port, implicit_tls } => {
+            Transport::Smtp {
+                host,
+                port,
+                implicit_tls,
+            } => {
                 let params = TlsParameters::new(host.clone()).map_err(permanent)?;
-                let tls = if *implicit_tls { Tls::Wrapper(params) } else { Tls::Opportunistic(params) };
-                let mut builder = SmtpTransport::builder_dangerous(host.as_str()).port(*port).tls(tls);
-                if let (Ok(user), Ok(password)) = (std::env::var(SMTP_USER_VAR), std::env::var(SMTP_PASSWORD_VAR)) {
+                let tls = if *implicit_tls {
+                    Tls::Wrapper(params)
+                } else {
+                    Tls::Opportunistic(params)
+                };
+                let mut builder = SmtpTransport::builder_dangerous(host.as_str())
+                    .port(*port)
+                    .tls(tls);
+                if let (Ok(user), Ok(password)) = (
+                    std::env::var(SMTP_USER_VAR),
+                    std::env::var(SMTP_PASSWORD_VAR),
+                ) {
                     builder = builder.credentials(Credentials::new(user, password));
                 }
                 let smtp = builder.build();
@@ -200,10 +249,13 @@ impl Transport {
                 Ok(())
             }
             Transport::Dir(path) => {
-                std::fs::create_dir_all(path).map_err(|e| transient(format!("{}: {e}", path.display())))?;
+                std::fs::create_dir_all(path)
+                    .map_err(|e| transient(format!("{}: {e}", path.display())))?;
                 let files = FileTransport::new(path);
                 for message in messages {
-                    files.send(message).map_err(|e| transient(format!("{}: {e}", path.display())))?;
+                    files
+                        .send(message)
+                        .map_err(|e| transient(format!("{}: {e}", path.display())))?;
                 }
                 Ok(())
             }
@@ -243,7 +295,9 @@ fn asctime(time: SystemTime) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     format!(
         "{} {} {day:2} {h:02}:{m:02}:{s:02} {year}",
         WEEKDAYS[days.rem_euclid(7) as usize],
@@ -260,15 +314,29 @@ mod tests {
     #[test]
     fn transports_read_as_written() {
         assert_eq!("stdout".parse(), Ok(Transport::Stdout));
-        assert_eq!("sendmail".parse(), Ok(Transport::Sendmail("/usr/sbin/sendmail".into())));
-        assert_eq!("sendmail:/opt/sm".parse(), Ok(Transport::Sendmail("/opt/sm".into())));
+        assert_eq!(
+            "sendmail".parse(),
+            Ok(Transport::Sendmail("/usr/sbin/sendmail".into()))
+        );
+        assert_eq!(
+            "sendmail:/opt/sm".parse(),
+            Ok(Transport::Sendmail("/opt/sm".into()))
+        );
         assert_eq!(
             "smtp://127.0.0.1:2525".parse(),
-            Ok(Transport::Smtp { host: "127.0.0.1".into(), port: 2525, implicit_tls: false })
+            Ok(Transport::Smtp {
+                host: "127.0.0.1".into(),
+                port: 2525,
+                implicit_tls: false
+            })
         );
         assert_eq!(
             "smtps://mail.example".parse(),
-            Ok(Transport::Smtp { host: "mail.example".into(), port: 465, implicit_tls: true })
+            Ok(Transport::Smtp {
+                host: "mail.example".into(),
+                port: 465,
+                implicit_tls: true
+            })
         );
         assert_eq!("dir:out".parse(), Ok(Transport::Dir("out".into())));
         assert!("carrier-pigeon".parse::<Transport>().is_err());
@@ -286,13 +354,21 @@ mod tests {
     fn built_replies_thread_mark_themselves_and_cannot_be_injected() {
         let referee = Referee::new("referee@referee.example");
         let out = Outgoing {
-            to: vec![Mailbox { name: Some("Bob\r\nBcc: evil@example.org".into()), address: "bob@players.example".into() }],
+            to: vec![Mailbox {
+                name: Some("Bob\r\nBcc: evil@example.org".into()),
+                address: "bob@players.example".into(),
+            }],
             subject: "Re: Wari".into(),
             body: "Bob played c.\nFrom the start\n".into(),
             in_reply_to: Some("b1@players.example".into()),
             references: vec!["g1@referee.example".into(), "b1@players.example".into()],
         };
-        let message = build(&referee, &out, UNIX_EPOCH + Duration::from_secs(1_796_029_500)).unwrap();
+        let message = build(
+            &referee,
+            &out,
+            UNIX_EPOCH + Duration::from_secs(1_796_029_500),
+        )
+        .unwrap();
         let text = mbox_entry(&referee.address, &message, UNIX_EPOCH);
         assert!(text.starts_with("From referee@referee.example Thu Jan  1 00:00:00 1970\n"));
         for header in [

@@ -482,7 +482,12 @@ impl RawSheet {
             }
             let line = t / 2 + 1;
             let side = if t % 2 == 0 { first } else { first.other() };
-            let written = |turn: &[Pit]| turn.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("-");
+            let written = |turn: &[Pit]| {
+                turn.iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("-")
+            };
             if t > 0 && game.to_move() == Some(side.other()) {
                 let previous = &self.turns[t - 1];
                 return Err(SheetError::MissingBonus {
@@ -495,11 +500,16 @@ impl RawSheet {
                 match game.to_move() {
                     None => return Err(SheetError::AfterEnd { line }),
                     Some(s) if s != side && j > 0 => {
-                        return Err(SheetError::NoBonus { line, side, turn: written(turn) })
+                        return Err(SheetError::NoBonus {
+                            line,
+                            side,
+                            turn: written(turn),
+                        })
                     }
                     _ => {}
                 }
-                game.play(pit).map_err(|error| SheetError::Move { line, error })?;
+                game.play(pit)
+                    .map_err(|error| SheetError::Move { line, error })?;
             }
             left = left.saturating_sub(turn.len());
         }

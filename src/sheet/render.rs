@@ -170,7 +170,10 @@ pub(super) fn write_result(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
             out,
             "Result: {name} ({winner}) wins, stores {won} to {lost}\n        ({why})."
         ),
-        _ => writeln!(out, "Result: {name} ({winner}) wins {won} to {lost}\n        ({why})."),
+        _ => writeln!(
+            out,
+            "Result: {name} ({winner}) wins {won} to {lost}\n        ({why})."
+        ),
     }
 }
 

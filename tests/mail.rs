@@ -1,0 +1,459 @@
+//! The referee by mail, without an MTA: every fixture mail of the corpus
+//! (made with real clients where possible) with its expected outcome, the
+//! broadcast mailed back, mail that must never be answered, and whole games
+//! played by replying to the referee's own mails.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use mancala::engine::{Ruleset, SplitMix64};
+use mancala::mail::incoming::Incoming;
+use mancala::mail::referee::{Answer, Outgoing, Referee};
+use mancala::sheet::{parse_sowings, Players, Sheet};
+
+const REFEREE: &str = "referee@referee.example";
+
+fn referee() -> Referee {
+    Referee::new(REFEREE)
+}
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn answer(raw: &[u8]) -> Answer {
+    referee().answer(&Incoming::parse(raw))
+}
+
+fn reply(raw: &[u8]) -> Outgoing {
+    match answer(raw) {
+        Answer::Reply { mut mail, .. } => {
+            assert_eq!(mail.len(), 1, "one reply");
+            mail.remove(0)
+        }
+        Answer::Ignore(why) => panic!("ignored: {why}"),
+    }
+}
+
+fn addresses(out: &Outgoing) -> Vec<&str> {
+    out.to.iter().map(|m| m.address.as_str()).collect()
+}
+
+/// The sheet a fixture answers: the source mail's, which the fixture quotes.
+fn source_sheet(source: &str) -> Sheet {
+    let text = std::fs::read_to_string(repo(&format!("tests/mail/sources/{source}"))).unwrap();
+    Sheet::parse(&text).unwrap()
+}
+
+#[derive(serde::Deserialize)]
+struct Expected {
+    description: String,
+    source: String,
+    #[serde(rename = "move")]
+    sowings: Option<String>,
+    error: Option<String>,
+    /// The sheet the fixture quotes, when it is not the source's own.
+    #[serde(default)]
+    quotes: Option<String>,
+}
+
+fn check_fixture(eml: &Path, raw: &[u8], expected: &Expected) {
+    let name = eml.file_name().unwrap().to_string_lossy();
+    let out = match answer(raw) {
+        Answer::Reply { mut mail, .. } => mail.remove(0),
+        Answer::Ignore(why) => panic!("{name}: ignored: {why}"),
+    };
+    let mut sheet = match &expected.quotes {
+        Some(path) => Sheet::parse(&std::fs::read_to_string(repo(path)).unwrap()).unwrap(),
+        None => source_sheet(&expected.source),
+    };
+    match (&expected.sowings, &expected.error) {
+        (Some(sowings), None) => {
+            assert!(
+                !out.body.contains("no move was played"),
+                "{name} ({}): refused:\n{}",
+                expected.description,
+                out.body
+            );
+            sheet.play(&parse_sowings(sowings).unwrap()).unwrap();
+            let replied = Sheet::parse(&out.body)
+                .unwrap_or_else(|e| panic!("{name}: reply unreadable: {e}\n{}", out.body));
+            assert_eq!(
+                replied.game.sowings(),
+                sheet.game.sowings(),
+                "{name}: {}",
+                expected.description
+            );
+            assert_eq!(
+                addresses(&out),
+                ["alice@players.example", "bob@players.example"],
+                "{name}"
+            );
+        }
+        (None, Some(error)) => {
+            assert!(
+                out.body.contains("no move was played"),
+                "{name}: played:\n{}",
+                out.body
+            );
+            assert!(
+                out.body.contains(error.as_str()),
+                "{name}: no '{error}' in\n{}",
+                out.body
+            );
+            assert_eq!(
+                addresses(&out),
+                ["bob@players.example"],
+                "{name}: a refusal goes to the sender alone"
+            );
+        }
+        _ => panic!("{name}: the .json needs a move or an error"),
+    }
+}
+
+#[test]
+fn every_fixture_gets_its_expected_answer_with_lf_and_crlf() {
+    let mut checked = 0;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(repo("tests/mail/fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    paths.sort();
+    for eml in paths {
+        let expected: Expected =
+            serde_json::from_str(&std::fs::read_to_string(eml.with_extension("json")).unwrap())
+                .unwrap();
+        let raw = std::fs::read(&eml).unwrap();
+        let lf: Vec<u8> = String::from_utf8_lossy(&raw)
+            .replace("\r\n", "\n")
+            .into_bytes();
+        let crlf: Vec<u8> = String::from_utf8_lossy(&lf)
+            .replace('\n', "\r\n")
+            .into_bytes();
+        check_fixture(&eml, &lf, &expected);
+        check_fixture(&eml, &crlf, &expected);
+        checked += 1;
+    }
+    assert!(
+        checked >= 18,
+        "only {checked} fixtures: the corpus is missing"
+    );
+}
+
+#[test]
+fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    let mail = format!(
+        "From: Yourname <you@players.example>\nTo: {REFEREE}\nCc: Bill <bill@players.example>\n\
+         Subject: Super-Wari?\nMessage-ID: <start@players.example>\n\nMove: c\n\n{broadcast}"
+    );
+    let out = reply(mail.as_bytes());
+    let sheet = Sheet::parse(&out.body).unwrap();
+    let south = sheet
+        .game
+        .position()
+        .pits(mancala::engine::Side::South)
+        .to_vec();
+    assert_eq!(south, [3, 3, 0, 4, 4, 4, 3, 3], "South's c is sown");
+    assert_eq!(
+        sheet.players.south.address.as_deref(),
+        Some("you@players.example")
+    );
+    assert_eq!(
+        sheet.players.north.address.as_deref(),
+        Some("bill@players.example")
+    );
+    assert_eq!(
+        (
+            sheet.name(mancala::engine::Side::North),
+            sheet.name(mancala::engine::Side::South)
+        ),
+        ("Bill", "Yourname")
+    );
+    assert_eq!(
+        addresses(&out),
+        ["you@players.example", "bill@players.example"]
+    );
+    assert_eq!(out.subject, "Re: Super-Wari?");
+    assert_eq!(out.in_reply_to.as_deref(), Some("start@players.example"));
+    assert!(out.body.starts_with("Yourname played c.\n"), "{}", out.body);
+    assert!(out
+        .body
+        .contains("It is Bill's move (North). Legal moves: a, b, c, d, e, f, g, h."));
+    assert!(
+        !out.body.contains("writes:"),
+        "a pasted broadcast is not relayed as a comment"
+    );
+}
+
+#[test]
+fn mail_that_must_not_be_answered_is_not() {
+    let sheet = Sheet::new(Ruleset::Wari.rules(), Players::default()).to_string();
+    for (headers, why) in [
+        (
+            "Return-Path: <>\nFrom: MAILER-DAEMON@players.example\n",
+            "bounce",
+        ),
+        ("From: postmaster@players.example\n", "bounce"),
+        (
+            "From: bob@players.example\nAuto-Submitted: auto-replied\n",
+            "Auto-Submitted",
+        ),
+        (
+            "From: bob@players.example\nPrecedence: junk\n",
+            "Precedence",
+        ),
+        (
+            "From: bob@players.example\nList-Id: <mancala.lists.example>\n",
+            "List-Id",
+        ),
+        ("From: referee+g1-x@referee.example\n", "own mail"),
+        (
+            "From: bob@players.example\nX-Loop: referee@referee.example\n",
+            "X-Loop",
+        ),
+        ("To: referee@referee.example\n", "no From"),
+    ] {
+        let mail = format!("{headers}Subject: Re: Wari\n\nmove a\n\n{sheet}");
+        match answer(mail.as_bytes()) {
+            Answer::Ignore(reason) => assert!(reason.contains(why), "{headers:?}: {reason}"),
+            Answer::Reply { .. } => panic!("answered {headers:?}"),
+        }
+    }
+}
+
+#[test]
+fn nothing_a_player_writes_reaches_the_headers() {
+    let sheet = Sheet::new(
+        Ruleset::Mankala.rules(),
+        Players::named("Eve\tBcc: x@evil.example", "North"),
+    )
+    .to_string();
+    let mail = format!(
+        "From: \"Eve\" <eve@players.example>\nTo: {REFEREE}, =?utf-8?q?Mallory=0D=0ABcc=3A_x=40evil=2Eexample?= <mallory@players.example>\n\
+         Subject: =?utf-8?q?Re=3A_hi=0D=0ABcc=3A_x=40evil=2Eexample?=\n\nmove a\n\n{sheet}"
+    );
+    let out = reply(mail.as_bytes());
+    let message =
+        mancala::mail::transport::build(&referee(), &out, std::time::SystemTime::now()).unwrap();
+    let text = String::from_utf8_lossy(&message.formatted()).to_string();
+    assert!(!text.contains("\r\nBcc:"), "{text}");
+    let recipients: Vec<String> = message
+        .envelope()
+        .to()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    assert_eq!(
+        recipients,
+        ["eve@players.example", "mallory@players.example"]
+    );
+}
+
+#[test]
+fn a_move_for_the_other_player_is_refused() {
+    let mut sheet = source_sheet("referee-super-wari.eml");
+    sheet.play(&parse_sowings("a").unwrap()).unwrap(); // Bob (North) played a: Alice to move
+    let quoted: String = sheet
+        .to_string()
+        .lines()
+        .map(|l| format!("> {l}\n"))
+        .collect();
+    let mail =
+        format!("From: bob@players.example\nTo: {REFEREE}\nSubject: Re: x\n\nmove b\n\n{quoted}");
+    let out = reply(mail.as_bytes());
+    assert!(
+        out.body.contains("it is Alice's move (South)"),
+        "{}",
+        out.body
+    );
+    assert_eq!(addresses(&out), ["bob@players.example"]);
+}
+
+#[test]
+fn a_finished_game_takes_no_more_moves() {
+    let mut sheet = source_sheet("referee-super-wari.eml");
+    sheet.game.resign(mancala::engine::Side::North);
+    let quoted: String = sheet
+        .to_string()
+        .lines()
+        .map(|l| format!("> {l}\n"))
+        .collect();
+    let mail =
+        format!("From: bob@players.example\nTo: {REFEREE}\nSubject: Re: x\n\nmove b\n\n{quoted}");
+    let out = reply(mail.as_bytes());
+    assert!(out.body.contains("the game is over"), "{}", out.body);
+}
+
+/// Plays whole games: each reply goes to both players, and the player to
+/// move answers that reply, quoting it, with a random legal move.
+#[test]
+fn whole_games_by_replying_to_the_referee() {
+    for ruleset in Ruleset::ALL {
+        let mut rng = SplitMix64::new(7);
+        let start = Sheet::new(ruleset.rules(), Players::named("Alice", "Bob")).to_string();
+        let mut received = format!(
+            "From: Alice <alice@players.example>\nTo: {REFEREE}, Bob <bob@players.example>\n\
+             Subject: {ruleset}\nMessage-ID: <0@players.example>\n\nmove a\n\n{start}"
+        );
+        let mut mails = 0;
+        loop {
+            let out = reply(received.as_bytes());
+            assert!(
+                !out.body.contains("no move was played"),
+                "{ruleset}: refused:\n{}",
+                out.body
+            );
+            mails += 1;
+            let sheet = Sheet::parse(&out.body).unwrap();
+            let Some(side) = sheet.game.to_move() else {
+                assert!(out.body.contains("Result: "), "{}", out.body);
+                break;
+            };
+            assert!(mails < 2000, "{ruleset}: the game does not end");
+            let legal = sheet.game.legal_moves();
+            let pit = legal.nth(rng.below(legal.len())).unwrap();
+            let from = sheet.players.get(side).address.clone().unwrap();
+            let quoted: String = out.body.lines().map(|l| format!("> {l}\n")).collect();
+            received = format!(
+                "From: {from}\nTo: {REFEREE}\nSubject: {}\nMessage-ID: <{mails}@players.example>\n\n\
+                 move {pit}\n\nOn Monday the referee wrote:\n{quoted}",
+                out.subject
+            );
+        }
+        assert!(mails > 5, "{ruleset}: only {mails} mails");
+    }
+}
+
+fn run_mail(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .arg("mail")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // The referee may stop reading early; a broken pipe is its right.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_binary_prints_mbox_by_default_and_exits_0() {
+    let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();
+    let out = run_mail(&["--from", REFEREE], &raw);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("From referee@referee.example "), "{text}");
+    assert!(text.contains("\nAuto-Submitted: auto-replied\n"));
+    assert!(text.contains("\nContent-Type: text/plain; charset=utf-8\n"));
+}
+
+#[test]
+fn a_reply_that_cannot_be_sent_exits_75() {
+    let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();
+    let out = run_mail(
+        &[
+            "--from",
+            REFEREE,
+            "--send",
+            "sendmail:/nonexistent/sendmail",
+        ],
+        &raw,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(75),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run_mail(&["--from", REFEREE, "--send", "smtp://127.0.0.1:9"], &raw);
+    assert_eq!(
+        out.status.code(),
+        Some(75),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn dir_transport_writes_eml_files() {
+    let dir = std::env::temp_dir().join(format!("mancala-mail-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();
+    let out = run_mail(
+        &[
+            "--from",
+            REFEREE,
+            "--send",
+            &format!("dir:{}", dir.display()),
+        ],
+        &raw,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert!(std::fs::read_to_string(&files[0])
+        .unwrap()
+        .contains("Bob played"));
+}
+
+#[test]
+fn an_oversized_mail_is_refused_and_answered_briefly() {
+    let mut raw =
+        b"From: bob@players.example\nTo: referee@referee.example\nSubject: big\n\nmove a\n"
+            .to_vec();
+    raw.extend(std::iter::repeat_n(b'x', 300_000));
+    let out = run_mail(&["--from", REFEREE, "--max-size", "100000"], &raw);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("larger than 100000 bytes"), "{text}");
+}
+
+#[test]
+fn no_input_makes_the_referee_panic() {
+    let mut rng = SplitMix64::new(99);
+    let fixtures: Vec<Vec<u8>> = std::fs::read_dir(repo("tests/mail/fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    assert!(!fixtures.is_empty());
+    for round in 0..3000 {
+        let mut raw = fixtures[round % fixtures.len()].clone();
+        // Cut, flip and splice bytes: a crude fuzzer over real mail.
+        for _ in 0..1 + rng.below(8) {
+            if raw.is_empty() {
+                break;
+            }
+            let at = rng.below(raw.len());
+            match rng.below(3) {
+                0 => raw[at] = rng.next_u64() as u8,
+                1 => raw.truncate(at),
+                _ => {
+                    let other = &fixtures[rng.below(fixtures.len())];
+                    let from = rng.below(other.len());
+                    raw.splice(
+                        at..at,
+                        other[from..(from + 200).min(other.len())].iter().copied(),
+                    );
+                }
+            }
+        }
+        let _ = answer(&raw);
+    }
+}
