@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it. Needs root for the end-to-end mail
+# tests (it installs Postfix, procmail, swaks, mutt, s-nail with apt-get)
+# and Python 3 with pip for the OpenSpiel cross-check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo test (unit, integration, property, fixture corpus)"
+cargo build --release --locked
+cargo test --release --locked
+
+echo "== OpenSpiel cross-check of the Wari rules"
+python3 -c 'import pyspiel' 2>/dev/null ||
+    python3 -m pip install --quiet --disable-pip-version-check -r tests/openspiel/requirements.txt
+MANCALA_BIN=target/release/mancala python3 tests/openspiel/compare.py
+
+echo "== end to end through Postfix and procmail"
+tests/e2e/run.sh target/release/mancala
