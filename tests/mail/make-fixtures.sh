@@ -23,6 +23,7 @@ w=$(mktemp -d "${TMPDIR:-/tmp}/mkfx.XXXXXX")
 sock=mkfx.$$
 cleanup() {
     tmux -L "$sock" kill-server 2>/dev/null || :
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
     rm -rf "$w"
 }
 trap cleanup EXIT
