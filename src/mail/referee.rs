@@ -136,7 +136,7 @@ impl Referee {
         };
         let request = match self.read_request(mail, &raw) {
             Ok(request) => request,
-            Err((refusal, sheet)) => return self.refuse(mail, &from, &refusal, sheet.as_ref()),
+            Err((refusal, sheet)) => return self.refuse(mail, &from, &refusal, sheet.as_deref()),
         };
         self.play(mail, &from, request)
     }
@@ -158,7 +158,7 @@ impl Referee {
         &self,
         mail: &Incoming,
         raw: &RawSheet,
-    ) -> Result<Request, (Refusal, Option<Sheet>)> {
+    ) -> Result<Request, (Refusal, Option<Box<Sheet>>)> {
         let own = text::own_lines(&mail.text);
         let sheet_lines = raw.lines.clone();
         let mut line_moves: Vec<Vec<Pit>> = Vec::new();
@@ -168,7 +168,9 @@ impl Referee {
             }
             match move_line(line) {
                 Some(Ok(sowings)) if !line_moves.contains(&sowings) => line_moves.push(sowings),
-                Some(Err(refusal)) => return Err((refusal, raw.replay(raw.sowing_count()).ok())),
+                Some(Err(refusal)) => {
+                    return Err((refusal, raw.replay(raw.sowing_count()).ok().map(Box::new)))
+                }
                 _ => {}
             }
         }
@@ -192,7 +194,7 @@ impl Referee {
             }
         };
         let sowings = match (line_moves.as_slice(), log_move) {
-            ([], None) => return Err((Refusal::NoMove, Some(sheet))),
+            ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
             ([], Some(log)) => log,
             ([line], None) => line.clone(),
             ([line], Some(log)) if *line == log => log,
@@ -202,7 +204,7 @@ impl Referee {
                         line: written(line),
                         log: written(&log),
                     },
-                    Some(sheet),
+                    Some(Box::new(sheet)),
                 ))
             }
             (several, _) => {
@@ -211,7 +213,7 @@ impl Referee {
                     .map(|m| written(m))
                     .collect::<Vec<_>>()
                     .join(", ");
-                return Err((Refusal::SeveralMoves(list), Some(sheet)));
+                return Err((Refusal::SeveralMoves(list), Some(Box::new(sheet))));
             }
         };
         let pasted = mail

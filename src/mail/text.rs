@@ -112,10 +112,8 @@ pub fn html_to_text(html: &str) -> String {
                     }
                     depth = depth.saturating_sub(1);
                 }
-                ("p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "table", _) => {
-                    if !at_line_start {
-                        newline(&mut out, &mut at_line_start);
-                    }
+                ("p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "table", _) if !at_line_start => {
+                    newline(&mut out, &mut at_line_start);
                 }
                 _ => {}
             }
