@@ -12,7 +12,7 @@ cargo test --release --locked
 echo "== OpenSpiel cross-check of the Wari rules"
 python3 -c 'import pyspiel' 2>/dev/null ||
     python3 -m pip install --quiet --disable-pip-version-check -r tests/openspiel/requirements.txt
-MANCALA_BIN=target/release/mancala python3 tests/openspiel/compare.py
+MANCALA_BIN=target/x86_64-unknown-linux-gnu/release/mancala python3 tests/openspiel/compare.py
 
 echo "== end to end through Postfix and procmail"
-tests/e2e/run.sh target/release/mancala
+tests/e2e/run.sh target/x86_64-unknown-linux-gnu/release/mancala

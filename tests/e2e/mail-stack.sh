@@ -2,7 +2,7 @@
 # mail-stack.sh - a real local mail stack for the e2e tests (Debian 12, root, no systemd).
 #
 #   tests/e2e/mail-stack.sh [PATH_TO_MANCALA]     (or MANCALA_BIN=...; default: this
-#                                                  checkout's target/release/mancala)
+#                                                  checkout's target/x86_64-unknown-linux-gnu/release/mancala)
 #
 # Safe to run again: on a machine where it already ran it only rewrites the config,
 # (re)starts Postfix and reinstalls the binary. Nothing leaves the machine
@@ -59,7 +59,7 @@ set -euo pipefail
 started=$SECONDS
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-bin=${1:-${MANCALA_BIN:-${CARGO_TARGET_DIR:-$repo/target}/release/mancala}}
+bin=${1:-${MANCALA_BIN:-${CARGO_TARGET_DIR:-$repo/target}/x86_64-unknown-linux-gnu/release/mancala}}
 users=(referee alice bob carol)
 packages=(postfix procmail swaks mutt s-nail tmux)
 
