@@ -110,6 +110,15 @@ mutt_reply() {
             tmux -L "$sock" capture-pane -p >&2 || :
             exit 1
         fi
+        # mutt stamps the body (in whole seconds) before it starts the editor; when the clock
+        # ticked over a second during the edit it asks, as it would a person, whether to look at
+        # the changed body again. A person says yes.
+        # The prompt eats the pushed <quit>, so mutt is then left in its index: quit it by hand.
+        screen=$(tmux -L "$sock" capture-pane -p 2>/dev/null || :)
+        case $screen in
+            *'modified. Update encoding'*) tmux -L "$sock" send-keys y 2>/dev/null || : ;;
+            *'q:Quit'*) [ -s "$w/sent" ] && { tmux -L "$sock" send-keys q 2>/dev/null || :; } ;;
+        esac
         sleep 0.2
     done
     mv "$w/sent" "$res"
