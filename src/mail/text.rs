@@ -163,7 +163,8 @@ fn decode_entities(text: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+        // ';' is ASCII, so its byte position is a character boundary.
+        let Some(semi) = rest.bytes().take(12).position(|b| b == b';') else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -286,6 +287,14 @@ mod tests {
         assert_eq!(
             html_to_text(html),
             "move c\n> Bill wrote:\n> |  3 |  3 |\n> +----+\nbye & thanks\n"
+        );
+    }
+
+    #[test]
+    fn entities_next_to_multibyte_characters_do_not_panic() {
+        assert_eq!(
+            decode_entities("&nb\u{fffd}p; &#233;t\u{e9} &bogus"),
+            "&nb\u{fffd}p; \u{e9}t\u{e9} &bogus"
         );
     }
 
