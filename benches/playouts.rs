@@ -1,12 +1,15 @@
-//! Random playouts per ruleset: sowings per second on one core, with the
-//! full rules (legal moves, captures, repetition). Run: `cargo bench`.
+//! Random playouts per ruleset: sowings per second on one core. Two
+//! figures: whole games (`Game`: legal moves, captures, the record and the
+//! repetition rule), and positions alone (`Position`: legal moves, sowing,
+//! captures, the end by the board; what a search's inner loop runs, with
+//! repetition left to the search). Run: `cargo bench --bench playouts`.
 //!
 //! It also checks what it times: every playout conserves the stones and
 //! ends, so a broken engine cannot post a fast figure.
 
 use std::time::{Duration, Instant};
 
-use mancala::engine::{Game, Ruleset, Side, SplitMix64};
+use mancala::engine::{Game, Position, Ruleset, Side, SplitMix64};
 
 /// Plays random games until `budget` has passed; returns (sowings, games).
 fn playouts(ruleset: Ruleset, budget: Duration, rng: &mut SplitMix64) -> (u64, u64) {
@@ -36,6 +39,37 @@ fn playouts(ruleset: Ruleset, budget: Duration, rng: &mut SplitMix64) -> (u64, u
     (sowings, games)
 }
 
+/// Random sowings on positions alone until `budget` has passed; returns sowings.
+fn position_playouts(ruleset: Ruleset, budget: Duration, rng: &mut SplitMix64) -> u64 {
+    let rules = ruleset.rules();
+    let mut sowings = 0u64;
+    let started = Instant::now();
+    while started.elapsed() < budget {
+        for _ in 0..1000 {
+            let mut position = Position::start(rules, Side::South);
+            // No repetition rule here: a cap ends the rare endless game.
+            for _ in 0..1000 {
+                let legal = position.legal_moves();
+                let Some(pit) = legal.nth(rng.below(legal.len().max(1))) else {
+                    break;
+                };
+                position.play_unchecked(pit);
+                sowings += 1;
+            }
+            let stones: u16 = Side::BOTH
+                .iter()
+                .map(|&s| position.row_total(s) + u16::from(position.store(s)))
+                .sum();
+            assert_eq!(
+                stones,
+                rules.total_stones(),
+                "stones not conserved in {ruleset}"
+            );
+        }
+    }
+    sowings
+}
+
 fn main() {
     let seconds: f64 = std::env::var("PLAYOUT_SECONDS")
         .ok()
@@ -43,16 +77,23 @@ fn main() {
         .unwrap_or(2.0);
     let budget = Duration::from_secs_f64(seconds);
     let mut rng = SplitMix64::new(2026);
-    println!("random playouts, one core, {seconds} s each");
+    println!("random playouts, one core, {seconds} s each; millions of sowings a second");
+    println!(
+        "{:<11} {:>8} {:>10} {:>14}",
+        "ruleset", "games", "positions", "sowings/game"
+    );
     for ruleset in Ruleset::ALL {
         let started = Instant::now();
         let (sowings, games) = playouts(ruleset, budget, &mut rng);
-        let rate = sowings as f64 / started.elapsed().as_secs_f64();
+        let game_rate = sowings as f64 / started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let position_sowings = position_playouts(ruleset, budget, &mut rng);
+        let position_rate = position_sowings as f64 / started.elapsed().as_secs_f64();
         println!(
-            "{:<11} {:>6.2} M sowings/s  {:>8} games  {:>6.1} sowings/game",
+            "{:<11} {:>8.2} {:>10.2} {:>14.1}",
             ruleset.as_str(),
-            rate / 1e6,
-            games,
+            game_rate / 1e6,
+            position_rate / 1e6,
             sowings as f64 / games as f64
         );
     }

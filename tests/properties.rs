@@ -64,6 +64,12 @@ fn stones_are_conserved_by_every_move() {
 fn a_move_is_legal_exactly_when_listed() {
     for ruleset in Ruleset::ALL {
         random_games(ruleset, 2, |game| {
+            let position = game.position();
+            assert_eq!(
+                position.is_over(),
+                position.outcome().is_some(),
+                "{position:?}"
+            );
             let legal = game.legal_moves();
             for pit in Pit::all(8) {
                 let mut copy = game.clone();

@@ -16,10 +16,20 @@ pub struct Game {
     start: Position,
     position: Position,
     sowings: Vec<PlayedSowing>,
-    /// Keys of the positions since the last capture: captures cannot be
-    /// undone, so no earlier position can come back.
-    since_capture: Vec<u64>,
+    /// The keys of the positions since the last capture, the first after
+    /// sowing `keys_from`: captures cannot be undone, so no earlier
+    /// position can come back.
+    keys: Vec<u64>,
+    keys_from: usize,
+    /// One bit per key of `since_capture` (a Bloom filter): a position whose
+    /// bit is clear was never seen, and needs no search.
+    seen_bits: [u64; 4],
     outcome: Option<Outcome>,
+}
+
+fn seen_bit(key: u64) -> (usize, u64) {
+    let bit = (key >> 56) as usize;
+    (bit / 64, 1 << (bit % 64))
 }
 
 impl Game {
@@ -32,8 +42,21 @@ impl Game {
         Game {
             start,
             position: start,
-            sowings: Vec::new(),
-            since_capture: vec![start.key()],
+            // Room for a long game up front: growing these is a fair part
+            // of a random playout's cost.
+            sowings: Vec::with_capacity(256),
+            keys: {
+                let mut keys = Vec::with_capacity(128);
+                keys.push(start.key());
+                keys
+            },
+            keys_from: 0,
+            seen_bits: {
+                let mut bits = [0; 4];
+                let (word, bit) = seen_bit(start.key());
+                bits[word] = bit;
+                bits
+            },
             outcome: start.outcome(),
         }
     }
@@ -121,17 +144,36 @@ impl Game {
             return;
         }
         if sowing.captured > 0 {
-            self.since_capture.clear();
+            self.keys.clear();
+            self.keys_from = self.sowings.len();
+            self.seen_bits = [0; 4];
         }
         let key = self.position.key();
-        if self.since_capture.contains(&key) {
+        let (word, bit) = seen_bit(key);
+        // Keys are hashes: a matching key is checked against the position
+        // itself, replayed from the start (this happens about once a game).
+        let seen = self.seen_bits[word] & bit != 0
+            && self.keys.iter().enumerate().any(|(i, &k)| {
+                k == key && self.position_after(self.keys_from + i) == self.position
+            });
+        if seen {
             // Rule 5 ("ko"): each wins the stones left on their own side.
             let score = Side::BOTH
                 .map(|side| u16::from(self.position.store(side)) + self.position.row_total(side));
             self.outcome = Some(Outcome::by_score(EndReason::Repetition, score));
         } else {
-            self.since_capture.push(key);
+            self.keys.push(key);
+            self.seen_bits[word] |= bit;
         }
+    }
+
+    /// The position after the first `ply` sowings.
+    fn position_after(&self, ply: usize) -> Position {
+        let mut position = self.start;
+        for sowing in &self.sowings[..ply] {
+            position.play_unchecked(sowing.pit);
+        }
+        position
     }
 
     /// `side` gives up: the other side wins, whatever the board says.

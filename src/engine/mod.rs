@@ -144,6 +144,25 @@ pub enum ParsePitError {
     Side(String),
 }
 
+/// `NTH_SET_BIT[mask * 8 + n]`: the index of the `n`th set bit of `mask`,
+/// or 8 when it has fewer.
+const NTH_SET_BIT: [u8; 256 * 8] = {
+    let mut table = [8u8; 256 * 8];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut seen) = (0, 0);
+        while bit < 8 {
+            if mask >> bit & 1 == 1 {
+                table[mask * 8 + seen] = bit as u8;
+                seen += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
 /// A set of a row's pits, such as the legal moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PitSet(pub(crate) u16);
@@ -173,7 +192,11 @@ impl PitSet {
 
     /// The `n`th pit in the set, counting from `a`.
     pub fn nth(self, n: usize) -> Option<Pit> {
-        self.into_iter().nth(n)
+        // A row has at most 8 pits, so a table of every byte answers at once.
+        let index = NTH_SET_BIT.get(usize::from(self.0 as u8) * 8 + n)?;
+        (*index < 8 && self.0 >> 8 == 0)
+            .then_some(Pit(*index))
+            .or_else(|| self.into_iter().nth(n))
     }
 
     pub fn first(self) -> Option<Pit> {

@@ -5,10 +5,44 @@ use std::fmt;
 use super::rules::{Capture, EmptyRow, Rules};
 use super::{EndReason, Outcome, Pit, PitSet, Side, MAX_PITS};
 
-/// Cells in sowing order: South's pits, South's store, North's pits, North's
-/// store. Wari games keep captured stones in the store cells and never sow
-/// into them.
-const CELLS: usize = 2 * (MAX_PITS as usize + 1);
+/// Cells: South's pits from `a`, then North's (so the pits of both rows,
+/// in sowing order, are the first `2 * pits` bytes, one 128-bit word), then
+/// South's store and North's store at fixed places. Wari games keep
+/// captured stones in the store cells and never sow into them.
+const CELLS: usize = 2 * MAX_PITS as usize + 2;
+const STORES: usize = 2 * MAX_PITS as usize;
+/// A one in every byte of the pits' word.
+const ONE_EACH: u128 = u128::from_le_bytes([1; 16]);
+
+/// `cell` brought back into a ring of `ring` cells, for `cell < 2 * ring`
+/// (cheaper than `%`, a division).
+fn wrap(cell: usize, ring: usize) -> usize {
+    if cell >= ring {
+        cell - ring
+    } else {
+        cell
+    }
+}
+
+/// Gathers the low bit of each byte of `word` into one bit each.
+fn gather_low_bits(word: u64) -> u16 {
+    ((word & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16
+}
+
+/// `len` ones, a byte each, from byte `start` of a ring of `ring` bytes
+/// (wrapping round to byte 0); `len <= ring <= 16`.
+fn ring_ones(start: usize, len: usize, ring: usize) -> u128 {
+    let ones = |k: usize| {
+        if k == 0 {
+            0
+        } else {
+            ONE_EACH >> (8 * (16 - k))
+        }
+    };
+    let start = wrap(start, ring);
+    let first = len.min(ring - start);
+    ones(first) << (8 * start) | ones(len - first)
+}
 
 /// Where a sowing's last stone fell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,8 +80,7 @@ impl Position {
     pub fn start(rules: Rules, first: Side) -> Position {
         let mut cells = [0; CELLS];
         let n = usize::from(rules.pits);
-        cells[..n].fill(rules.stones);
-        cells[n + 1..2 * n + 1].fill(rules.stones);
+        cells[..2 * n].fill(rules.stones);
         Position {
             rules,
             cells,
@@ -78,9 +111,9 @@ impl Position {
             to_move,
         };
         position.cells[..n].copy_from_slice(south);
-        position.cells[n + 1..2 * n + 1].copy_from_slice(north);
-        position.cells[n] = stores[0];
-        position.cells[2 * n + 1] = stores[1];
+        position.cells[n..2 * n].copy_from_slice(north);
+        position.cells[STORES] = stores[0];
+        position.cells[STORES + 1] = stores[1];
         let total: u16 = position.cells.iter().map(|&c| u16::from(c)).sum();
         if total != rules.total_stones() {
             return Err(format!(
@@ -104,11 +137,11 @@ impl Position {
     }
 
     fn row_start(&self, side: Side) -> usize {
-        side.index() * (self.n() + 1)
+        side.index() * self.n()
     }
 
     fn store_cell(&self, side: Side) -> usize {
-        self.row_start(side) + self.n()
+        STORES + side.index()
     }
 
     fn row(&self, side: Side) -> &[u8] {
@@ -165,8 +198,9 @@ impl Position {
         ];
         match self.rules.empty_row {
             EmptyRow::MustFeed => {
-                // The board empties only when a starved opponent's stones were swept.
-                if self.row_total(Side::South) + self.row_total(Side::North) == 0 {
+                // The board empties (every stone is in a store) only when a
+                // starved opponent's stones were swept.
+                if stores[0] + stores[1] == self.rules.total_stones() {
                     return Some(Outcome::by_score(EndReason::Starvation, stores));
                 }
                 let half = self.rules.total_stones() / 2;
@@ -189,8 +223,20 @@ impl Position {
         }
     }
 
+    /// The same as `outcome().is_some()`, without working out the outcome.
     pub fn is_over(&self) -> bool {
-        self.outcome().is_some()
+        match self.rules.empty_row {
+            EmptyRow::MustFeed => {
+                let stores = [self.store(Side::South), self.store(Side::North)].map(u16::from);
+                let (total, half) = (self.rules.total_stones(), self.rules.total_stones() / 2);
+                stores[0] + stores[1] == total
+                    || (self.rules.majority_wins && (stores[0] > half || stores[1] > half))
+            }
+            EmptyRow::CannotMoveWins => self.row_word(self.to_move) == 0,
+            EmptyRow::EndsGame => {
+                self.row_word(Side::South) == 0 || self.row_word(Side::North) == 0
+            }
+        }
     }
 
     /// The pits the player to move may sow; empty when the game is over.
@@ -215,13 +261,11 @@ impl Position {
         // Every opponent cell holds 0 to 3: look at each move. Bit masks of
         // the opponent's cells keep this cheap: it runs on most late plies.
         let n = self.n();
-        let opponent = self.row_word(self.to_move.other()).to_le_bytes();
         let full = (1u16 << n) - 1;
-        let (mut empty, mut one_or_two) = (0u16, 0u16);
-        for (i, &c) in opponent[..n].iter().enumerate() {
-            empty |= u16::from(c == 0) << i;
-            one_or_two |= u16::from(c == 1 || c == 2) << i;
-        }
+        let empty = !self.nonempty(self.to_move.other()).0 & full;
+        // A count below 4 is 1 or 2 exactly when its two low bits differ.
+        let opponent = self.row_word(self.to_move.other());
+        let one_or_two = gather_low_bits(opponent ^ opponent >> 1) & full;
         let mut feeding = nonempty;
         for pit in nonempty {
             let seeds = usize::from(self.stones(self.to_move, pit));
@@ -311,34 +355,20 @@ impl Position {
     fn sow(&mut self, pit: Pit) -> Sowing {
         let mover = self.to_move;
         let n = self.n();
-        let ring = 2 * n + 2;
         let origin = self.row_start(mover) + usize::from(pit.index());
         let own_store = self.store_cell(mover);
-        let opponent_store = self.store_cell(mover.other());
         let stones = self.cells[origin];
         self.cells[origin] = 0;
-        let mut left = stones;
-        let mut cell = origin;
-        while left > 0 {
-            cell += 1;
-            if cell == ring {
-                cell = 0;
-            }
-            if cell == opponent_store
-                || (cell == own_store && !self.rules.stores)
-                || (cell == origin && self.rules.skip_origin)
-            {
-                continue;
-            }
-            self.cells[cell] += 1;
-            left -= 1;
-        }
+        let cell = match self.sow_within_a_lap(origin, usize::from(stones)) {
+            Some(cell) => cell,
+            None => self.sow_laps(origin, stones),
+        };
         let last = if cell == own_store {
             Landing::Store(mover)
-        } else if cell < n + 1 {
+        } else if cell < n {
             Landing::Pit(Side::South, Pit::new(cell as u8))
         } else {
-            Landing::Pit(Side::North, Pit::new((cell - n - 1) as u8))
+            Landing::Pit(Side::North, Pit::new((cell - n) as u8))
         };
         let captured = match (self.rules.capture, last) {
             (Capture::TwoOrThreeBackwards, Landing::Pit(side, landed)) if side != mover => {
@@ -360,6 +390,97 @@ impl Position {
             bonus: self.rules.bonus_in_own_store && last == Landing::Store(mover),
             swept: 0,
         }
+    }
+
+    /// The common case, a sowing that does not come round to its origin:
+    /// the pits it reaches are one run of the pits' ring (the mover's row
+    /// runs into the opponent's, and back), so one add of a word of ones
+    /// sows them all. Returns the last cell, or `None` for a lapping sowing.
+    fn sow_within_a_lap(&mut self, origin: usize, stones: usize) -> Option<usize> {
+        let mover = self.to_move;
+        let n = self.n();
+        let ring = 2 * n;
+        let stores = usize::from(self.rules.stores);
+        // Cells in one lap: Wari's skips the origin, the others re-sow it.
+        let lap = ring - 1 + stores + usize::from(!self.rules.skip_origin);
+        if stones == 0 || stones >= lap {
+            return None;
+        }
+        let mut pits = u128::from_le_bytes(self.cells[..16].try_into().ok()?);
+        let to_row_end = self.row_start(mover) + n - origin - 1;
+        let last = if stores == 0 || stones <= to_row_end {
+            pits += ring_ones(origin + 1, stones, ring);
+            wrap(origin + stones, ring)
+        } else {
+            // The rest of the row, the store, then on from the opponent's `a`.
+            pits += ring_ones(origin + 1, to_row_end, ring);
+            self.cells[self.store_cell(mover)] += 1;
+            let beyond = stones - to_row_end - 1;
+            let opponent = self.row_start(mover.other());
+            pits += ring_ones(opponent, beyond, ring);
+            if beyond == 0 {
+                self.store_cell(mover)
+            } else {
+                wrap(opponent + beyond - 1, ring)
+            }
+        };
+        self.cells[..16].copy_from_slice(&pits.to_le_bytes());
+        Some(last)
+    }
+
+    /// A sowing that laps, sown lap by lap; returns the last cell.
+    fn sow_laps(&mut self, origin: usize, stones: u8) -> usize {
+        let mover = self.to_move;
+        let n = self.n();
+        let own_store = self.store_cell(mover);
+        let own = self.row_start(mover);
+        let opponent = self.row_start(mover.other());
+        // One lap, as runs of cells in sowing order from the origin: the
+        // rest of the mover's row, their store, the opponent's row (never
+        // the opponent's store), the mover's row up to the origin, and the
+        // origin itself unless the rules skip it. Whole runs are sown at
+        // once: no test per stone.
+        let runs = [
+            (origin + 1, own + n),
+            (own_store, own_store + usize::from(self.rules.stores)),
+            (opponent, opponent + n),
+            (own, origin),
+            (origin, origin + usize::from(!self.rules.skip_origin)),
+        ];
+        let lap: usize = runs.iter().map(|(from, to)| to - from).sum();
+        let laps = usize::from(stones) / lap;
+        let mut left = usize::from(stones) - laps * lap;
+        if laps > 0 {
+            for &(from, to) in &runs {
+                for c in &mut self.cells[from..to] {
+                    *c += laps as u8; // laps <= stones, a u8
+                }
+            }
+        }
+        let mut cell = origin;
+        if left == 0 {
+            // A whole number of laps ends on the lap's last cell.
+            if let Some(&(_, to)) = runs
+                .iter()
+                .rev()
+                .find(|(from, to)| to > from)
+                .filter(|_| laps > 0)
+            {
+                cell = to - 1;
+            }
+        }
+        for &(from, to) in &runs {
+            if left == 0 {
+                break;
+            }
+            let take = left.min(to - from);
+            for c in &mut self.cells[from..from + take] {
+                *c += 1;
+            }
+            left -= take;
+            cell = from + take - 1;
+        }
+        cell
     }
 
     /// Wari: take the landing cell and the unbroken run of 2s and 3s behind it.
@@ -391,8 +512,9 @@ impl Position {
         taken
     }
 
-    /// A cheap 64-bit key of the cells and the side to move, for spotting
-    /// repetitions.
+    /// A cheap 64-bit hash of the cells and the side to move, for spotting
+    /// repetitions quickly; equal positions have equal keys, not always the
+    /// other way round.
     pub fn key(&self) -> u64 {
         let mut lo = [0u8; 8];
         let mut hi = [0u8; 8];
