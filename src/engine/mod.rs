@@ -191,6 +191,7 @@ impl PitSet {
     }
 
     /// The `n`th pit in the set, counting from `a`.
+    #[inline]
     pub fn nth(self, n: usize) -> Option<Pit> {
         // A row has at most 8 pits, so a table of every byte answers at once.
         let index = NTH_SET_BIT.get(usize::from(self.0 as u8) * 8 + n)?;

@@ -16,6 +16,7 @@ const ONE_EACH: u128 = u128::from_le_bytes([1; 16]);
 
 /// `cell` brought back into a ring of `ring` cells, for `cell < 2 * ring`
 /// (cheaper than `%`, a division).
+#[inline]
 fn wrap(cell: usize, ring: usize) -> usize {
     if cell >= ring {
         cell - ring
@@ -25,20 +26,27 @@ fn wrap(cell: usize, ring: usize) -> usize {
 }
 
 /// Gathers the low bit of each byte of `word` into one bit each.
+#[inline]
 fn gather_low_bits(word: u64) -> u16 {
     ((word & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16
 }
 
+/// `RUN_OF_ONES[k]`: a one in each of the low `k` bytes.
+const RUN_OF_ONES: [u128; 17] = {
+    let mut runs = [0u128; 17];
+    let mut k = 1;
+    while k <= 16 {
+        runs[k] = ONE_EACH >> (8 * (16 - k));
+        k += 1;
+    }
+    runs
+};
+
 /// `len` ones, a byte each, from byte `start` of a ring of `ring` bytes
 /// (wrapping round to byte 0); `len <= ring <= 16`.
+#[inline]
 fn ring_ones(start: usize, len: usize, ring: usize) -> u128 {
-    let ones = |k: usize| {
-        if k == 0 {
-            0
-        } else {
-            ONE_EACH >> (8 * (16 - k))
-        }
-    };
+    let ones = |k: usize| RUN_OF_ONES[k];
     let start = wrap(start, ring);
     let first = len.min(ring - start);
     ones(first) << (8 * start) | ones(len - first)
@@ -173,6 +181,7 @@ impl Position {
 
     /// A row's cells as the bytes of one word, `a` lowest, unused bytes zero:
     /// legal-move generation looks at all the pits at once, without branches.
+    #[inline]
     fn row_word(&self, side: Side) -> u64 {
         let start = self.row_start(side);
         let mut bytes = [0u8; 8];
@@ -180,6 +189,7 @@ impl Position {
         u64::from_le_bytes(bytes) & (u64::MAX >> (64 - 8 * self.n()))
     }
 
+    #[inline]
     fn nonempty(&self, side: Side) -> PitSet {
         const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
         let row = self.row_word(side);
@@ -224,6 +234,7 @@ impl Position {
     }
 
     /// The same as `outcome().is_some()`, without working out the outcome.
+    #[inline]
     pub fn is_over(&self) -> bool {
         match self.rules.empty_row {
             EmptyRow::MustFeed => {
@@ -240,6 +251,7 @@ impl Position {
     }
 
     /// The pits the player to move may sow; empty when the game is over.
+    #[inline]
     pub fn legal_moves(&self) -> PitSet {
         if self.is_over() {
             return PitSet::EMPTY;
@@ -248,6 +260,7 @@ impl Position {
     }
 
     /// The legal moves of a position known not to be over.
+    #[inline]
     pub(super) fn legal_moves_while_playing(&self) -> PitSet {
         let nonempty = self.nonempty(self.to_move);
         if self.rules.empty_row != EmptyRow::MustFeed {
@@ -325,6 +338,7 @@ impl Position {
 
     /// Sows `pit` without checking legality, for replaying moves already
     /// checked and for search. The pit must be a legal move.
+    #[inline]
     pub fn play_unchecked(&mut self, pit: Pit) -> Sowing {
         let mut sowing = self.sow(pit);
         // A legal move leaves the opponent empty only when no move could help it.
@@ -352,6 +366,7 @@ impl Position {
 
     /// The sowing core, shared by every ruleset: take the stones, sow them
     /// one a cell anti-clockwise, then apply the ruleset's capture.
+    #[inline]
     fn sow(&mut self, pit: Pit) -> Sowing {
         let mover = self.to_move;
         let n = self.n();
@@ -396,6 +411,7 @@ impl Position {
     /// the pits it reaches are one run of the pits' ring (the mover's row
     /// runs into the opponent's, and back), so one add of a word of ones
     /// sows them all. Returns the last cell, or `None` for a lapping sowing.
+    #[inline]
     fn sow_within_a_lap(&mut self, origin: usize, stones: usize) -> Option<usize> {
         let mover = self.to_move;
         let n = self.n();
@@ -484,6 +500,7 @@ impl Position {
     }
 
     /// Wari: take the landing cell and the unbroken run of 2s and 3s behind it.
+    #[inline]
     fn capture_two_or_three(&mut self, victim: Side, landed: Pit) -> u8 {
         let start = self.row_start(victim);
         let mut taken = 0;
