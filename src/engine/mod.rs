@@ -86,7 +86,7 @@ pub const MAX_PITS: u8 = 8;
 /// One of a player's own pits, counted from that player's left in sowing
 /// order: `a` is index 0. It reads and writes as its letter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Pit(u8);
+pub struct Pit(pub(crate) u8);
 
 impl Pit {
     /// # Panics

@@ -158,8 +158,9 @@ impl Position {
     }
 
     /// Stones in one of `side`'s pits.
+    #[inline]
     pub fn stones(&self, side: Side, pit: Pit) -> u8 {
-        self.row(side)[usize::from(pit.index())]
+        self.cells[self.row_start(side) + usize::from(pit.index())]
     }
 
     /// A player's pits from their own `a`.
@@ -343,7 +344,7 @@ impl Position {
         let mut sowing = self.sow(pit);
         // A legal move leaves the opponent empty only when no move could help it.
         let forced_starvation =
-            self.rules.empty_row == EmptyRow::MustFeed && self.row_total(sowing.side.other()) == 0;
+            self.rules.empty_row == EmptyRow::MustFeed && self.row_word(sowing.side.other()) == 0;
         if forced_starvation {
             // Rule 4: the sower wins all the remaining stones, and the game ends.
             let mut swept = 0;
@@ -381,9 +382,9 @@ impl Position {
         let last = if cell == own_store {
             Landing::Store(mover)
         } else if cell < n {
-            Landing::Pit(Side::South, Pit::new(cell as u8))
+            Landing::Pit(Side::South, Pit(cell as u8))
         } else {
-            Landing::Pit(Side::North, Pit::new((cell - n) as u8))
+            Landing::Pit(Side::North, Pit((cell - n) as u8))
         };
         let captured = match (self.rules.capture, last) {
             (Capture::TwoOrThreeBackwards, Landing::Pit(side, landed)) if side != mover => {
