@@ -36,6 +36,18 @@ fn reply(raw: &[u8]) -> Outgoing {
     }
 }
 
+/// `text` quoted as mail clients quote it.
+fn quote(text: &str) -> String {
+    text.lines().map(|l| format!("> {l}\n")).collect()
+}
+
+/// Bob's reply: his own words above the quoted `original`.
+fn bob_replies(words: &str, original: &str) -> Vec<u8> {
+    let quoted = quote(original);
+    format!("From: bob@players.example\nTo: {REFEREE}\nSubject: Re: x\n\n{words}\n\n{quoted}")
+        .into_bytes()
+}
+
 fn addresses(out: &Outgoing) -> Vec<&str> {
     out.to.iter().map(|m| m.address.as_str()).collect()
 }
@@ -256,14 +268,7 @@ fn nothing_a_player_writes_reaches_the_headers() {
 fn a_move_for_the_other_player_is_refused() {
     let mut sheet = source_sheet("referee-super-wari.eml");
     sheet.play(&parse_sowings("a").unwrap()).unwrap(); // Bob (North) played a: Alice to move
-    let quoted: String = sheet
-        .to_string()
-        .lines()
-        .map(|l| format!("> {l}\n"))
-        .collect();
-    let mail =
-        format!("From: bob@players.example\nTo: {REFEREE}\nSubject: Re: x\n\nmove b\n\n{quoted}");
-    let out = reply(mail.as_bytes());
+    let out = reply(&bob_replies("move b", &sheet.to_string()));
     assert!(
         out.body.contains("it is Alice's move (South)"),
         "{}",
@@ -276,14 +281,7 @@ fn a_move_for_the_other_player_is_refused() {
 fn a_finished_game_takes_no_more_moves() {
     let mut sheet = source_sheet("referee-super-wari.eml");
     sheet.game.resign(mancala::engine::Side::North);
-    let quoted: String = sheet
-        .to_string()
-        .lines()
-        .map(|l| format!("> {l}\n"))
-        .collect();
-    let mail =
-        format!("From: bob@players.example\nTo: {REFEREE}\nSubject: Re: x\n\nmove b\n\n{quoted}");
-    let out = reply(mail.as_bytes());
+    let out = reply(&bob_replies("move b", &sheet.to_string()));
     assert!(out.body.contains("the game is over"), "{}", out.body);
 }
 
@@ -316,7 +314,7 @@ fn whole_games_by_replying_to_the_referee() {
             let legal = sheet.game.legal_moves();
             let pit = legal.nth(rng.below(legal.len())).unwrap();
             let from = sheet.players.get(side).address.clone().unwrap();
-            let quoted: String = out.body.lines().map(|l| format!("> {l}\n")).collect();
+            let quoted = quote(&out.body);
             received = format!(
                 "From: {from}\nTo: {REFEREE}\nSubject: {}\nMessage-ID: <{mails}@players.example>\n\n\
                  move {pit}\n\nOn Monday the referee wrote:\n{quoted}",
