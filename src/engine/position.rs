@@ -374,10 +374,12 @@ impl Position {
         let origin = self.row_start(mover) + usize::from(pit.index());
         let own_store = self.store_cell(mover);
         let stones = self.cells[origin];
-        self.cells[origin] = 0;
         let cell = match self.sow_within_a_lap(origin, usize::from(stones)) {
             Some(cell) => cell,
-            None => self.sow_laps(origin, stones),
+            None => {
+                self.cells[origin] = 0;
+                self.sow_laps(origin, stones)
+            }
         };
         let last = if cell == own_store {
             Landing::Store(mover)
@@ -411,7 +413,8 @@ impl Position {
     /// The common case, a sowing that does not come round to its origin:
     /// the pits it reaches are one run of the pits' ring (the mover's row
     /// runs into the opponent's, and back), so one add of a word of ones
-    /// sows them all. Returns the last cell, or `None` for a lapping sowing.
+    /// sows them all. Returns the last cell, or `None` (having changed
+    /// nothing) for a lapping sowing.
     #[inline]
     fn sow_within_a_lap(&mut self, origin: usize, stones: usize) -> Option<usize> {
         let mover = self.to_move;
@@ -423,7 +426,10 @@ impl Position {
         if stones == 0 || stones >= lap {
             return None;
         }
+        // Picking the stones up happens in the word too: writing the byte
+        // first and then reading the word would stall the processor.
         let mut pits = u128::from_le_bytes(self.cells[..16].try_into().ok()?);
+        pits &= !(0xFF << (8 * origin));
         let to_row_end = self.row_start(mover) + n - origin - 1;
         let last = if stores == 0 || stones <= to_row_end {
             pits += ring_ones(origin + 1, stones, ring);
