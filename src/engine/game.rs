@@ -139,7 +139,11 @@ impl Game {
             side: sowing.side,
             pit: sowing.pit,
         });
-        self.outcome = self.position.outcome();
+        self.outcome = if self.position.is_over() {
+            self.position.outcome()
+        } else {
+            None
+        };
         if self.outcome.is_some() || !self.rules().repetition_ends {
             return;
         }
