@@ -8,3 +8,4 @@ pub mod engine;
 pub mod guide;
 pub mod mail;
 pub mod sheet;
+pub mod store;

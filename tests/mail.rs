@@ -32,7 +32,7 @@ fn reply(raw: &[u8]) -> Outgoing {
             assert_eq!(mail.len(), 1, "one reply");
             mail.remove(0)
         }
-        Answer::Ignore(why) => panic!("ignored: {why}"),
+        other => panic!("no reply: {other:?}"),
     }
 }
 
@@ -74,7 +74,7 @@ fn check_fixture(eml: &Path, raw: &[u8], expected: &Expected) {
     let name = eml.file_name().unwrap().to_string_lossy();
     let out = match answer(raw) {
         Answer::Reply { mut mail, .. } => mail.remove(0),
-        Answer::Ignore(why) => panic!("{name}: ignored: {why}"),
+        other => panic!("{name}: no reply: {other:?}"),
     };
     let mut sheet = match &expected.quotes {
         Some(path) => Sheet::parse(&std::fs::read_to_string(repo(path)).unwrap()).unwrap(),
@@ -231,7 +231,7 @@ fn mail_that_must_not_be_answered_is_not() {
         let mail = format!("{headers}Subject: Re: Wari\n\nmove a\n\n{sheet}");
         match answer(mail.as_bytes()) {
             Answer::Ignore(reason) => assert!(reason.contains(why), "{headers:?}: {reason}"),
-            Answer::Reply { .. } => panic!("answered {headers:?}"),
+            other => panic!("answered {headers:?}: {other:?}"),
         }
     }
 }

@@ -104,6 +104,7 @@ fn render_then_parse_gives_the_same_game() {
                 return;
             }
             let sheet = Sheet {
+                id: None,
                 game: game.clone(),
                 players: Players::named("Ann", "Bo Lee"),
             };

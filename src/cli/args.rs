@@ -53,10 +53,17 @@ pub enum Command {
         #[arg(long, short = 'i')]
         in_place: bool,
     },
-    /// Check a sheet by replaying its log, and print it
+    /// Check a sheet by replaying its log, and print it (or a stored game's)
     Show {
         /// The sheet, or - for standard input
-        file: PathBuf,
+        #[arg(required_unless_present = "game")]
+        file: Option<PathBuf>,
+        /// Show the store's game with this id instead
+        #[arg(long, conflicts_with = "file")]
+        game: Option<String>,
+        /// The store (default: MANCALA_STORE, else the XDG data folder)
+        #[arg(long, env = "MANCALA_STORE")]
+        store: Option<PathBuf>,
         /// Print the position as JSON instead
         #[arg(long)]
         json: bool,
@@ -95,12 +102,68 @@ pub enum Command {
         /// Mail larger than this many bytes is refused unread
         #[arg(long, default_value_t = 1_000_000)]
         max_size: usize,
+        /// Keep games in this folder (one JSON file a game): the referee then
+        /// knows players by per-game keys and takes commands by mail. Without
+        /// it, a game lives only in its mails
+        #[arg(long, env = "MANCALA_STORE")]
+        store: Option<PathBuf>,
+    },
+    /// List the games in the store
+    Games {
+        /// The store (default: MANCALA_STORE, else the XDG data folder)
+        #[arg(long, env = "MANCALA_STORE")]
+        store: Option<PathBuf>,
+        /// One JSON object per game
+        #[arg(long)]
+        json: bool,
+    },
+    /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
+    Remind {
+        /// Remind the player to move after this long: 7d, 36h, 90m
+        #[arg(long, default_value = "7d", value_parser = parse_duration)]
+        nudge: u64,
+        /// Forfeit the game of a player who has not moved for this long
+        #[arg(long, default_value = "21d", value_parser = parse_duration)]
+        forfeit: u64,
+        /// The store (default: MANCALA_STORE, else the XDG data folder)
+        #[arg(long, env = "MANCALA_STORE")]
+        store: Option<PathBuf>,
+        /// Where the mails go, as for `mancala mail`
+        #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
+        send: Transport,
+        /// The referee's own address
+        #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
+        from: String,
     },
     /// Print the rules as this referee applies them
     Rules {
         /// One game's rules (default: all)
         ruleset: Option<Ruleset>,
     },
+}
+
+/// `7d`, `36h`, `90m`, `30s` (or plain seconds), in seconds.
+fn parse_duration(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let scale = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "'{text}' is not a duration: write 7d, 36h, 90m or 30s"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .map(|n| n * scale)
+        .map_err(|_| format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s"))
 }
 
 fn parse_side(text: &str) -> Result<Side, String> {
@@ -162,6 +225,15 @@ mod tests {
             }
         ));
         assert!(Args::try_parse_from(["mancala", "mail", "--send", "pigeon"]).is_err());
+    }
+
+    #[test]
+    fn durations_read_as_written() {
+        assert_eq!(parse_duration("7d"), Ok(7 * 86_400));
+        assert_eq!(parse_duration("36h"), Ok(36 * 3600));
+        assert_eq!(parse_duration("90"), Ok(90));
+        assert!(parse_duration("7 days").is_err());
+        assert!(parse_duration("d").is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use mancala::mail::incoming::Incoming;
 use mancala::mail::referee::{Answer, Referee};
 use mancala::mail::transport::{self, Transport};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
+use mancala::store::Store;
 
 use super::args::{Args, Command};
 use super::{display_path, print, read_input, CliResult, Failure};
@@ -30,8 +31,17 @@ pub fn run(args: Args) -> CliResult {
             moves,
             in_place,
         } => play_moves(&file, &moves, in_place),
-        Command::Show { file, json } => {
-            let sheet = read_sheet(&file)?;
+        Command::Show {
+            file,
+            json,
+            game,
+            store,
+        } => {
+            let sheet = match (game, file) {
+                (Some(id), _) => stored_sheet(&open_store_or_default(store)?, &id)?,
+                (None, Some(file)) => read_sheet(&file)?,
+                (None, None) => return Err(Failure::usage("show needs a FILE or --game ID")),
+            };
             if json {
                 print(&(json_line(&sheet.game) + "\n"))
             } else {
@@ -49,7 +59,25 @@ pub fn run(args: Args) -> CliResult {
             send,
             from,
             max_size,
-        } => referee_mail(&send, &from, max_size),
+            store,
+        } => {
+            let referee = match store {
+                Some(dir) => Referee::with_store(&from, open_store(&dir)?),
+                None => Referee::new(&from),
+            };
+            referee_mail(&referee, &send, max_size)
+        }
+        Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
+        Command::Remind {
+            nudge,
+            forfeit,
+            store,
+            send,
+            from,
+        } => {
+            let referee = Referee::with_store(&from, open_store_or_default(store)?);
+            remind(&referee, &send, nudge, forfeit)
+        }
         Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
     }
 }
@@ -151,8 +179,7 @@ fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult 
 
 /// One mail in, its replies out. Every outcome but a failed send is
 /// "handled" (exit 0); a failed send exits 75 so the MTA tries again.
-fn referee_mail(send: &Transport, from: &str, max_size: usize) -> CliResult {
-    let referee = Referee::new(from);
+fn referee_mail(referee: &Referee, send: &Transport, max_size: usize) -> CliResult {
     let (raw, oversized) = read_capped(max_size)?;
     let incoming = Incoming::parse(&raw);
     let answer = if oversized {
@@ -160,25 +187,42 @@ fn referee_mail(send: &Transport, from: &str, max_size: usize) -> CliResult {
     } else {
         referee.answer(&incoming)
     };
-    let (mail, summary) = match answer {
+    let (mail, summary, commit) = match answer {
         Answer::Ignore(reason) => {
             log(&reason);
             return Ok(());
         }
-        Answer::Reply { mail, summary } => (mail, summary),
+        Answer::Retry(reason) => {
+            return Err(Failure {
+                code: super::exit::TEMPFAIL,
+                message: format!("{reason}; try again later"),
+            })
+        }
+        Answer::Reply {
+            mail,
+            summary,
+            commit,
+        } => (mail, summary, commit),
     };
     let now = std::time::SystemTime::now();
     let mut messages = Vec::new();
     for out in &mail {
-        match transport::build(&referee, out, now) {
+        match transport::build(referee, out, now) {
             Ok(message) => messages.push(message),
             // A bad address from the mail itself: trying again cannot help.
             Err(e) => log(&format!("reply not sent: {e}")),
         }
     }
-    match send.send(&referee, &messages, now) {
+    match send.send(referee, &messages, now) {
         Ok(()) => {
             log(&summary);
+            if let Some(commit) = commit {
+                // The replies are out; if this fails, a redelivery resends
+                // them, and still moves nothing twice.
+                if let Err(e) = referee.commit(&commit) {
+                    log(&format!("replies sent, but not recorded as sent: {e}"));
+                }
+            }
             Ok(())
         }
         Err(e) => Err(Failure {
@@ -190,6 +234,76 @@ fn referee_mail(send: &Transport, from: &str, max_size: usize) -> CliResult {
             message: format!("reply not sent, try again later: {e}"),
         }),
     }
+}
+
+fn open_store_or_default(dir: Option<std::path::PathBuf>) -> Result<Store, Failure> {
+    open_store(&dir.unwrap_or_else(Store::default_dir))
+}
+
+fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
+    let record = store
+        .load(id)
+        .map_err(Failure::data)?
+        .ok_or_else(|| Failure::data(format!("no game '{id}' in {}", store.dir().display())))?;
+    record
+        .sheet()
+        .map_err(|e| Failure::data(format!("game {id}: {e}")))
+}
+
+fn list_games(store: &Store, json: bool) -> CliResult {
+    let mut out = String::new();
+    for record in store.list().map_err(Failure::data)? {
+        let Ok(sheet) = record.sheet() else { continue };
+        if json {
+            let mut value = serde_json::to_value(PositionJson::of(&sheet.game)).unwrap_or_default();
+            value["id"] = record.id.clone().into();
+            value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
+            value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
+            value["last_activity"] = record.last_activity.into();
+            out.push_str(&value.to_string());
+            out.push('\n');
+        } else {
+            let state = match sheet.game.to_move() {
+                Some(side) => format!("{} to move", sheet.name(side)),
+                None => "over".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "{}  {:<10}  {} v {}  {state}",
+                record.id, record.ruleset, record.south.name, record.north.name
+            );
+        }
+    }
+    print(&out)
+}
+
+fn remind(referee: &Referee, send: &Transport, nudge: u64, forfeit: u64) -> CliResult {
+    let now = std::time::SystemTime::now();
+    let done = referee
+        .remind(mancala::store::now(), nudge, forfeit)
+        .map_err(|e| Failure {
+            code: super::exit::TEMPFAIL,
+            message: e.to_string(),
+        })?;
+    for (what, mail) in done {
+        let messages: Vec<_> = mail
+            .iter()
+            .filter_map(|out| transport::build(referee, out, now).ok())
+            .collect();
+        send.send(referee, &messages, now).map_err(|e| Failure {
+            code: super::exit::TEMPFAIL,
+            message: format!("{what:?}: not sent: {e}"),
+        })?;
+        log(&format!("{what:?}"));
+    }
+    Ok(())
+}
+
+fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {
+    mancala::store::Store::open(dir).map_err(|e| Failure {
+        code: super::exit::TEMPFAIL,
+        message: e.to_string(),
+    })
 }
 
 fn log(line: &str) {

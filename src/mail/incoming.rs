@@ -40,6 +40,9 @@ pub struct Incoming {
     pub automatic: Option<&'static str>,
     /// Every X-Loop header's value.
     pub loops: Vec<String>,
+    /// The addresses the MTA delivered it to (X-Original-To, Delivered-To):
+    /// they keep a `+` sub-address that To may not show.
+    pub delivered_to: Vec<String>,
 }
 
 fn mailboxes(address: Option<&Address>) -> Vec<Mailbox> {
@@ -100,7 +103,13 @@ impl Incoming {
             .header_values("X-Loop")
             .filter_map(|v| v.as_text().map(|t| t.trim().to_string()))
             .collect();
+        let delivered_to = ["X-Original-To", "Delivered-To"]
+            .iter()
+            .flat_map(|name| message.header_values(*name))
+            .filter_map(|v| v.as_text().map(|t| t.trim().to_string()))
+            .collect();
         Incoming {
+            delivered_to,
             from: mailboxes(message.from()).into_iter().next(),
             recipients,
             subject: message.subject().unwrap_or("").to_string(),

@@ -2,6 +2,7 @@
 //! compose the replies. It calls the sheet and engine layers; sending is
 //! [`transport`]'s.
 
+pub mod hosted;
 pub mod incoming;
 pub mod referee;
 pub mod text;

@@ -7,6 +7,7 @@ use super::incoming::{Incoming, Mailbox};
 use super::text;
 use crate::engine::{Pit, Side};
 use crate::sheet::{self, Player, RawSheet, Sheet, SheetError};
+use crate::store::Store;
 
 /// Who the referee is.
 #[derive(Clone, Debug)]
@@ -15,6 +16,8 @@ pub struct Referee {
     pub address: String,
     /// The display name on its mail.
     pub name: String,
+    /// Where games are kept; without one, a game lives only in its mails.
+    pub store: Option<Store>,
 }
 
 impl Referee {
@@ -22,6 +25,24 @@ impl Referee {
         Referee {
             address: address.trim().to_string(),
             name: "Mancala referee".to_string(),
+            store: None,
+        }
+    }
+
+    /// A referee that keeps its games in `store`.
+    pub fn with_store(address: &str, store: Store) -> Referee {
+        Referee {
+            store: Some(store),
+            ..Referee::new(address)
+        }
+    }
+
+    /// `referee+<extension>@domain`: the sub-address Postfix and most MTAs
+    /// deliver to the referee itself.
+    pub fn sub_address(&self, extension: &str) -> String {
+        match self.address.split_once('@') {
+            Some((local, domain)) => format!("{local}+{extension}@{domain}"),
+            None => self.address.clone(),
         }
     }
 
@@ -45,6 +66,8 @@ impl Referee {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outgoing {
     pub to: Vec<Mailbox>,
+    /// Where replies should go, when not to the referee's plain address.
+    pub reply_to: Option<String>,
     pub subject: String,
     pub body: String,
     /// The Message-ID replied to, and the thread's references.
@@ -57,11 +80,26 @@ pub struct Outgoing {
 pub enum Answer {
     /// Never answer this mail; the reason is for the log.
     Ignore(String),
-    /// Send these; the summary is for the log.
+    /// Nothing was done and nothing can be said now: the MTA should keep
+    /// the mail and try again later (exit 75). The reason is for the log.
+    Retry(String),
+    /// Send these; the summary is for the log. Once they are sent,
+    /// [`Referee::commit`] records that in the store.
     Reply {
         mail: Vec<Outgoing>,
         summary: String,
+        commit: Option<Commit>,
     },
+}
+
+/// A stored game's answer to a mail, to mark as sent once it is. It holds
+/// the game's lock until then, so a second delivery of the same mail waits
+/// and finds it sent, rather than sending its replies twice.
+#[derive(Clone, Debug)]
+pub struct Commit {
+    pub game: String,
+    pub message_id: String,
+    pub(super) lock: Option<std::sync::Arc<crate::store::GameLock>>,
 }
 
 /// Why a mail's move was not played, said to the player.
@@ -93,27 +131,42 @@ pub enum Refusal {
     Illegal(String),
     #[error("the mail is larger than {0} bytes; send a plain-text reply without attachments")]
     TooLarge(usize),
+    #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
+    NoKey,
+    #[error("there is no game {0} here")]
+    NoGame(String),
+    #[error("it is {name}'s move ({side})")]
+    NotYourTurn { name: String, side: Side },
+    #[error("the board you quoted is out of date: answer the referee's latest mail")]
+    OutOfDate,
+    #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
+    BadCommand(String),
+    #[error("there is no computer opponent yet")]
+    NoComputer,
+    #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
+    NoOpponent,
 }
 
 /// A sheet and the move the mail asks for.
-struct Request {
-    sheet: Sheet,
-    sowings: Vec<Pit>,
+pub(super) struct Request {
+    pub sheet: Sheet,
+    pub sowings: Vec<Pit>,
     /// The sheet was pasted unquoted, so the player's own text cannot be
     /// told from what they pasted.
-    pasted: bool,
+    pub pasted: bool,
 }
 
 const PLACEHOLDER_NAMES: [&str; 4] = ["yourname", "south", "north", ""];
 
 /// Line prefix of the mover's comment relayed to the opponent.
-const COMMENT_INDENT: &str = "    ";
-const SIGNATURE: &str = "\n-- \nmancala-referee: pits are letters from each player's own left\n";
+pub(super) const COMMENT_INDENT: &str = "    ";
+pub(super) const SIGNATURE: &str =
+    "\n-- \nmancala-referee: pits are letters from each player's own left\n";
 
 /// Most lines of comment relayed.
 const COMMENT_LINES: usize = 40;
 /// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
-const COMMENT_WIDTH: usize = 68;
+pub(super) const COMMENT_WIDTH: usize = 68;
 
 impl Referee {
     /// Reads one mail and decides what to send.
@@ -129,6 +182,9 @@ impl Referee {
         }
         if mail.loops.iter().any(|l| self.is_own(l)) {
             return Answer::Ignore("not answered: it carries the referee's X-Loop header".into());
+        }
+        if let Some(store) = &self.store {
+            return self.answer_hosted(store, mail, &from);
         }
         let raw = match RawSheet::find(&mail.text) {
             Ok(raw) => raw,
@@ -154,7 +210,7 @@ impl Referee {
     }
 
     /// The verified sheet and the move, from a move line or the log.
-    fn read_request(
+    pub(super) fn read_request(
         &self,
         mail: &Incoming,
         raw: &RawSheet,
@@ -299,12 +355,19 @@ impl Referee {
         Answer::Reply {
             mail: vec![self.reply_to(mail, to, body)],
             summary,
+            commit: None,
         }
     }
 
     /// A new game's other seat: the other address in To/Cc, not the
     /// referee's own nor the sender's.
-    fn seat_opponent(&self, mail: &Incoming, from: &Mailbox, sheet: &mut Sheet, side: Side) {
+    pub(super) fn seat_opponent(
+        &self,
+        mail: &Incoming,
+        from: &Mailbox,
+        sheet: &mut Sheet,
+        side: Side,
+    ) {
         let other = sheet.players.get_mut(side.other());
         if other.address.is_some() {
             return;
@@ -323,7 +386,7 @@ impl Referee {
 
     /// The reply to a refused mail: to the sender alone, with what is wrong,
     /// what is legal, and the unchanged sheet.
-    fn refuse(
+    pub(super) fn refuse(
         &self,
         mail: &Incoming,
         from: &Mailbox,
@@ -347,12 +410,18 @@ impl Referee {
         Answer::Reply {
             mail: vec![self.reply_to(mail, vec![from.clone()], body)],
             summary: format!("refused {}: {refusal}", from.address),
+            commit: None,
         }
     }
 
     /// The body of a mail carrying a sheet: the news, the mover's comment,
     /// the sheet, and what to do next.
-    fn sheet_mail(&self, news: &str, comment: Option<(&str, &str)>, sheet: &Sheet) -> String {
+    pub(super) fn sheet_mail(
+        &self,
+        news: &str,
+        comment: Option<(&str, &str)>,
+        sheet: &Sheet,
+    ) -> String {
         let mut body = String::new();
         let _ = writeln!(body, "{news}");
         if let Some((mover, comment)) = comment.filter(|(_, c)| !c.is_empty()) {
@@ -381,13 +450,14 @@ impl Referee {
         body
     }
 
-    fn reply_to(&self, mail: &Incoming, to: Vec<Mailbox>, body: String) -> Outgoing {
+    pub(super) fn reply_to(&self, mail: &Incoming, to: Vec<Mailbox>, body: String) -> Outgoing {
         let mut references = mail.references.clone();
         if let Some(id) = &mail.message_id {
             references.push(id.clone());
         }
         Outgoing {
             to,
+            reply_to: None,
             subject: reply_subject(&mail.subject),
             body,
             in_reply_to: mail.message_id.clone(),
@@ -397,7 +467,7 @@ impl Referee {
 }
 
 /// `Re: ` once, whatever the thread did to the subject before.
-fn reply_subject(subject: &str) -> String {
+pub(super) fn reply_subject(subject: &str) -> String {
     let mut rest = text::clean_text(subject);
     loop {
         let lower = rest.to_ascii_lowercase();
@@ -418,7 +488,7 @@ fn reply_subject(subject: &str) -> String {
 
 /// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that
 /// merely starts with the word.
-fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
+pub(super) fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
     let trimmed = line.trim();
     let keyword = trimmed.get(..4)?;
     if !keyword.eq_ignore_ascii_case("move") {
@@ -446,7 +516,7 @@ fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
 
 /// The mover's own words, less the move line and the blanks around them,
 /// each line at most [`COMMENT_WIDTH`] wide. None from a pasted sheet.
-fn comment(mail: &Incoming, pasted: bool) -> String {
+pub(super) fn comment(mail: &Incoming, pasted: bool) -> String {
     if pasted {
         return String::new();
     }
@@ -483,7 +553,7 @@ fn looks_like_sheet(line: &str) -> bool {
             .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn written(sowings: &[Pit]) -> String {
+pub(super) fn written(sowings: &[Pit]) -> String {
     sowings
         .iter()
         .map(|p| p.to_string())
@@ -491,13 +561,13 @@ fn written(sowings: &[Pit]) -> String {
         .join("-")
 }
 
-fn is_placeholder(name: &str) -> bool {
+pub(super) fn is_placeholder(name: &str) -> bool {
     PLACEHOLDER_NAMES.contains(&name.trim().to_ascii_lowercase().as_str())
 }
 
 /// A player's name: clean, without the characters the sheet uses for its
 /// own structure, and short enough for the grid.
-fn clean_name(name: &str) -> String {
+pub(super) fn clean_name(name: &str) -> String {
     let kept: String = name
         .chars()
         .filter(|c| !matches!(c, '|' | '<' | '>' | '"'))
@@ -510,7 +580,7 @@ fn clean_name(name: &str) -> String {
     }
 }
 
-fn mailbox_of(player: &Player) -> Option<Mailbox> {
+pub(super) fn mailbox_of(player: &Player) -> Option<Mailbox> {
     player.address.as_ref().map(|address| Mailbox {
         name: Some(player.name.clone()),
         address: address.clone(),

@@ -173,6 +173,9 @@ pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Messa
     if recipients == 0 {
         return Err(permanent("a reply with no recipient"));
     }
+    if let Some(reply_to) = &out.reply_to {
+        builder = builder.reply_to(mailbox(Some(&referee.name), reply_to)?);
+    }
     if let Some(id) = &out.in_reply_to {
         builder = builder.in_reply_to(angle(id));
     }
@@ -358,6 +361,7 @@ mod tests {
                 name: Some("Bob\r\nBcc: evil@example.org".into()),
                 address: "bob@players.example".into(),
             }],
+            reply_to: None,
             subject: "Re: Wari".into(),
             body: "Bob played c.\nFrom the start\n".into(),
             in_reply_to: Some("b1@players.example".into()),

@@ -78,6 +78,8 @@ impl Default for Players {
 pub struct Sheet {
     pub game: Game,
     pub players: Players,
+    /// The game's id in the referee's store, when it keeps the game.
+    pub id: Option<String>,
 }
 
 impl Sheet {
@@ -86,6 +88,7 @@ impl Sheet {
         Sheet {
             game: Game::new(rules, rules.default_first()),
             players,
+            id: None,
         }
     }
 
@@ -93,6 +96,7 @@ impl Sheet {
         Sheet {
             game: Game::new(rules, first),
             players,
+            id: None,
         }
     }
 
@@ -129,6 +133,18 @@ impl Sheet {
     pub fn name(&self, side: Side) -> &str {
         &self.players.get(side).name
     }
+}
+
+/// The game's turns: each side's sowings in a row, bonus sowings included.
+pub fn turns_of(game: &Game) -> Vec<(Side, Vec<Pit>)> {
+    let mut turns: Vec<(Side, Vec<Pit>)> = Vec::new();
+    for sowing in game.sowings() {
+        match turns.last_mut() {
+            Some((side, pits)) if *side == sowing.side => pits.push(sowing.pit),
+            _ => turns.push((sowing.side, vec![sowing.pit])),
+        }
+    }
+    turns
 }
 
 /// Reads a move as players write it: pits separated by `-`, `,` or blanks

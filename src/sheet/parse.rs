@@ -16,6 +16,8 @@ pub struct RawSheet {
     pub ruleset: Option<Ruleset>,
     pub stones: Option<u8>,
     pub first: Option<Side>,
+    /// The game's id in the referee's store, from the `Game:` line.
+    pub id: Option<String>,
     /// Pits in each row, as drawn.
     pub pits: u8,
     /// The grid has store columns at its ends.
@@ -192,8 +194,9 @@ fn middle_stores(line: &str) -> Result<[u8; 2], SheetError> {
 
 /// `Game: waurie, 4 stones, south first`: the game, and optionally the stones
 /// and who moved first, in any order after the game.
-/// What a `Game:` line says: the game, and perhaps the stones and first mover.
-type GameLine = (Ruleset, Option<u8>, Option<Side>);
+/// What a `Game:` line says: the game, and perhaps the stones, the first
+/// mover and the id.
+type GameLine = (Ruleset, Option<u8>, Option<Side>, Option<String>);
 
 fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     let (key, rest) = line.split_once(':')?;
@@ -203,7 +206,7 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     let mut parts = rest.split(',').map(str::trim);
     let parsed = (|| {
         let ruleset: Ruleset = parts.next().unwrap_or("").parse()?;
-        let (mut stones, mut first) = (None, None);
+        let (mut stones, mut first, mut id) = (None, None, None);
         for part in parts {
             let words: Vec<&str> = part.split_whitespace().collect();
             match words.as_slice() {
@@ -212,6 +215,7 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
                         SheetError::GameLine(format!("'{n}' is not a number of stones"))
                     })?);
                 }
+                ["id", value] => id = Some(value.to_string()),
                 [side, "first"] | [side, "moves", "first"] => {
                     first = Some(side.parse().map_err(|_| {
                         SheetError::GameLine(format!("'{side}' is not south or north"))
@@ -220,7 +224,7 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
                 _ => return Err(SheetError::GameLine(format!("'{part}' is not understood"))),
             }
         }
-        Ok((ruleset, stones, first))
+        Ok((ruleset, stones, first, id))
     })();
     Some(parsed)
 }
@@ -397,9 +401,9 @@ impl RawSheet {
                 conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
             }
         }
-        let (ruleset, stones, first) = match title {
-            Some((r, s, f)) => (Some(r), s, f),
-            None => (None, None, None),
+        let (ruleset, stones, first, id) = match title {
+            Some((r, s, f, i)) => (Some(r), s, f, i),
+            None => (None, None, None, None),
         };
         let first = first.or_else(|| first_from_heading(heading, &players));
         let pit_rows = |counts: Vec<u8>, reversed: bool| {
@@ -413,6 +417,7 @@ impl RawSheet {
             ruleset,
             stones,
             first,
+            id,
             pits,
             stores_drawn: grid.stores,
             north: pit_rows(top, true),
@@ -522,6 +527,7 @@ impl RawSheet {
         Ok(Sheet {
             game,
             players: self.players.clone(),
+            id: self.id.clone(),
         })
     }
 

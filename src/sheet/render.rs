@@ -92,15 +92,18 @@ pub(super) fn write_grid(
 /// The turns of the log, each a list of sowings; a turn still waiting for a
 /// bonus sowing ends in `?`, and the move awaited is a lone `?`.
 pub(super) fn log_turns(game: &Game) -> Vec<String> {
-    let mut turns: Vec<(Side, String)> = Vec::new();
-    for sowing in game.sowings() {
-        match turns.last_mut() {
-            Some((side, text)) if *side == sowing.side => {
-                write!(text, "-{}", sowing.pit).unwrap_or(())
-            }
-            _ => turns.push((sowing.side, sowing.pit.to_string())),
-        }
-    }
+    let mut turns: Vec<(Side, String)> = super::turns_of(game)
+        .into_iter()
+        .map(|(side, pits)| {
+            (
+                side,
+                pits.iter()
+                    .map(Pit::to_string)
+                    .collect::<Vec<_>>()
+                    .join("-"),
+            )
+        })
+        .collect();
     if let Some(side) = game.to_move() {
         match turns.last_mut() {
             Some((last, text)) if *last == side => text.push_str("-?"),
@@ -181,13 +184,17 @@ impl fmt::Display for Sheet {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let game = &self.game;
         let rules = game.rules();
-        writeln!(
+        write!(
             out,
             "Game: {}, {} stones, {} first",
             rules.ruleset,
             rules.stones,
             game.first().as_str()
         )?;
+        match &self.id {
+            Some(id) => writeln!(out, ", id {id}")?,
+            None => writeln!(out)?,
+        }
         writeln!(out)?;
         let position = game.position();
         write_grid(
