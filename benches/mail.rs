@@ -84,7 +84,7 @@ fn main() {
     );
     // Check what is timed: the move is played and a reply comes out.
     let out = Command::new(bin)
-        .args(["mail", "--from", "referee@referee.example"])
+        .args(["mail", "--no-store", "--from", "referee@referee.example"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -104,7 +104,7 @@ fn main() {
         // Side by side, interleaved, so both see the same machine.
         let (t, rss) = run(
             bin,
-            &["mail", "--from", "referee@referee.example"],
+            &["mail", "--no-store", "--from", "referee@referee.example"],
             mail.as_bytes(),
         );
         referee.push(t);

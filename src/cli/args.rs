@@ -102,11 +102,14 @@ pub enum Command {
         /// Mail larger than this many bytes is refused unread
         #[arg(long, default_value_t = 1_000_000)]
         max_size: usize,
-        /// Keep games in this folder (one JSON file a game): the referee then
-        /// knows players by per-game keys and takes commands by mail. Without
-        /// it, a game lives only in its mails
+        /// Keep games in this folder, one JSON file a game (default: the XDG
+        /// data folder, ~/.local/share/mancala-referee)
         #[arg(long, env = "MANCALA_STORE")]
         store: Option<PathBuf>,
+        /// Keep no games: each game lives only in its mails, whose quoted
+        /// sheet is checked by replaying its log (no keys, no commands)
+        #[arg(long, conflicts_with = "store")]
+        no_store: bool,
     },
     /// List the games in the store
     Games {

@@ -60,10 +60,12 @@ pub fn run(args: Args) -> CliResult {
             from,
             max_size,
             store,
+            no_store,
         } => {
-            let referee = match store {
-                Some(dir) => Referee::with_store(&from, open_store(&dir)?),
-                None => Referee::new(&from),
+            let referee = if no_store {
+                Referee::new(&from)
+            } else {
+                Referee::with_store(&from, open_store_or_default(store)?)
             };
             referee_mail(&referee, &send, max_size)
         }

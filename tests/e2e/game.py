@@ -5,11 +5,15 @@ Run by tests/e2e/run.sh after mail-stack.sh has set the stack up. Players
 alice and bob mail the referee over SMTP (smtplib, a real SMTP client) and
 read the referee's replies from their own Maildirs, as people would:
 
-* a whole short game of every ruleset, each player only ever replying
-  (quoting) to the mail the referee sent them;
+* a whole short game of every ruleset, each player only ever pressing
+  "reply" (to the Reply-To, referee+<game>-<key>@..., quoting the body) on
+  the mail the referee sent them;
+* a challenge by mail (`new wari with ...`) starting a game;
+* a move forged by the opponent (From: the other player, no key) refused;
 * an illegal move, answered to the sender alone with the board unchanged;
 * bounces and auto-replies, never answered;
-* replies made by real mail clients (mutt, s-nail) from tests/mail/fixtures.
+* replies made by real mail clients (mutt, s-nail) from tests/mail/fixtures,
+  to sheets@, the referee that keeps no games (the game lives in the mail).
 
 Prints a final line `N passed, M failed` and exits non-zero on any failure.
 """
@@ -29,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MANCALA = os.environ.get("MANCALA_BIN", "/usr/local/bin/mancala")
 REFEREE = "referee@referee.example"
+SHEETS = "sheets@referee.example"
 PLAYERS = {"Alice": "alice@players.example", "Bob": "bob@players.example"}
 USER_OF = {address: address.split("@")[0] for address in PLAYERS.values()}
 TIMEOUT = 20.0
@@ -87,8 +92,8 @@ def show_json(text):
     return json.loads(out.stdout)
 
 
-def compose(sender, subject, text, in_reply_to=None, cc=None, quoted=None):
-    lines = [f"From: {sender}", f"To: {REFEREE}"]
+def compose(sender, subject, text, in_reply_to=None, cc=None, quoted=None, to=REFEREE):
+    lines = [f"From: {sender}", f"To: {to}"]
     if cc:
         lines.append(f"Cc: {cc}")
     lines += [f"Subject: {subject}", f"Message-ID: <{time.time_ns()}@players.example>",
@@ -114,7 +119,7 @@ def whole_game(ruleset, stones):
     first = legal_moves_of_start(ruleset, stones)
     send(PLAYERS["Alice"], [REFEREE, PLAYERS["Bob"]],
          compose(f"Alice <{PLAYERS['Alice']}>", f"{ruleset} game", f"move {first}\n\n{start}", cc=f"Bob <{PLAYERS['Bob']}>"))
-    # Bob gets his copy of the challenge too (it was Cc'd); then the referee's replies.
+    # Bob gets his copy of the challenge too (it was Cc'd); then one mail each per move.
     replies = 0
     for turn in range(400):
         replies += 1
@@ -122,8 +127,9 @@ def whole_game(ruleset, stones):
         wait_for("bob", replies + 1)
         reply_alice, reply_bob = newest("alice"), newest("bob")
         body = body_of(reply_alice)
-        assert body == body_of(reply_bob), "both players get the same sheet"
+        assert show_json(body) == show_json(body_of(reply_bob)), "both players get the same board"
         assert reply_alice["Auto-Submitted"] == "auto-replied"
+        assert reply_alice["Reply-To"] != reply_bob["Reply-To"], "each player has their own key"
         assert "no move was played" not in body, body
         if "The game is over" in body:
             position = show_json(body)
@@ -132,10 +138,16 @@ def whole_game(ruleset, stones):
         mover = re.search(r"It is (\w+)'s move", body).group(1)
         sender = PLAYERS[mover]
         received = reply_alice if mover == "Alice" else reply_bob
-        move = legal_moves(body)[-1]
-        send(sender, [REFEREE], compose(sender, "Re: " + received["Subject"].removeprefix("Re: "),
-                                        f"move {move}\n", in_reply_to=received["Message-ID"], quoted=body))
+        press_reply(sender, received, f"move {legal_moves(body)[-1]}\n")
     raise AssertionError(f"{ruleset}: no end after {replies} mails")
+
+
+def press_reply(sender, received, text):
+    """What a mail client sends on "reply": to the Reply-To, quoting the body."""
+    reply_to = received["Reply-To"].addresses[0].addr_spec
+    assert reply_to.startswith("referee+"), reply_to
+    send(sender, [reply_to], compose(sender, "Re: " + received["Subject"].removeprefix("Re: "), text,
+                                     in_reply_to=received["Message-ID"], quoted=body_of(received), to=reply_to))
 
 
 def legal_moves_of_start(ruleset, stones):
@@ -144,18 +156,45 @@ def legal_moves_of_start(ruleset, stones):
     return json.loads(out.stdout.splitlines()[0])["legal"][0]
 
 
-def illegal_move():
+def challenge():
+    """Alice challenges Bob by mail; both get the start board with their own keys."""
     clear()
-    sheet = subprocess.run(f"{MANCALA} new super-wari --south Alice --north Bob | {MANCALA} move - c",
-                           shell=True, capture_output=True, text=True, check=True).stdout
-    sheet += f"South: Alice <{PLAYERS['Alice']}>\nNorth: Bob <{PLAYERS['Bob']}>\n"
-    send(PLAYERS["Bob"], [REFEREE], compose(PLAYERS["Bob"], "Re: game", "move z\n", quoted=sheet))
+    send(PLAYERS["Alice"], [REFEREE], compose(PLAYERS["Alice"], "a game?", f"new wari with {PLAYERS['Bob']}\n"))
+    wait_for("alice", 1)
     wait_for("bob", 1)
+    alice, bob = newest("alice"), newest("bob")
+    position = show_json(body_of(alice))
+    assert position["ruleset"] == "wari" and position["ply"] == 0, position
+    game = re.search(r"game (\w{6})", alice["Subject"]).group(1)
+    assert game in bob["Subject"] and f"id {game}" in body_of(bob)
+    return alice, bob
+
+
+def illegal_move():
+    alice, _ = challenge()
+    press_reply(PLAYERS["Alice"], alice, "move z\n")
+    wait_for("alice", 2)
     wait_idle()
-    assert count("alice") == 0, "a refusal goes to the sender alone"
-    body = body_of(newest("bob"))
+    assert count("bob") == 1, "a refusal goes to the sender alone"
+    body = body_of(newest("alice"))
     assert "no move was played" in body and "'z' is not a pit" in body, body
-    assert show_json(body)["ply"] == 1, "the board is unchanged"
+    assert show_json(body)["ply"] == 0, "the board is unchanged"
+
+
+def forged_move():
+    alice, bob = challenge()
+    # Bob writes as Alice, to the referee's plain address, with the board but not her key.
+    board = "".join(line + "\n" for line in body_of(bob).splitlines() if "key" not in line and "referee+" not in line)
+    send(PLAYERS["Bob"], [REFEREE], compose(PLAYERS["Alice"], "Re: game", "move a\n", quoted=board))
+    wait_for("alice", 2)
+    body = body_of(newest("alice"))
+    assert "no valid game key" in body and "+----" not in body, body
+    # Alice's own move, pressing reply, still comes first.
+    press_reply(PLAYERS["Alice"], alice, "move b\n")
+    wait_for("alice", 3)
+    wait_for("bob", 2)
+    position = show_json(body_of(newest("bob")))
+    assert position["ply"] == 1 and position["south"][1] == 0, position
 
 
 def never_answered():
@@ -178,7 +217,7 @@ def client_made_replies():
     for name in ("001-mutt-move-above-quote", "003-snail-move-between-quotes", "002-mutt-flowed-move-below"):
         clear()
         raw = open(os.path.join(REPO, "tests/mail/fixtures", name + ".eml"), "rb").read()
-        send(PLAYERS["Bob"], [REFEREE], raw)
+        send(PLAYERS["Bob"], [SHEETS], raw)
         wait_for("bob", 1)
         wait_for("alice", 1)
         body = body_of(newest("alice"))
@@ -188,7 +227,8 @@ def client_made_replies():
 def main():
     tests = [(f"whole {r} game ({s} stones)", (lambda r=r, s=s: whole_game(r, s)))
              for r, s in (("super-wari", 1), ("wari", 1), ("waurie", 1), ("mankala", 3))]
-    tests += [("illegal move", illegal_move), ("bounce and auto-reply", never_answered),
+    tests += [("challenge by mail", challenge), ("forged move", forged_move),
+              ("illegal move", illegal_move), ("bounce and auto-reply", never_answered),
               ("replies made by mutt and s-nail", client_made_replies)]
     passed = failed = 0
     for name, test in tests:
@@ -196,7 +236,7 @@ def main():
         try:
             result = test()
             passed += 1
-            extra = f", {result} mails" if isinstance(result, int) else ""
+            extra = f", {result} mails each" if isinstance(result, int) else ""
             print(f"ok   {name} ({time.time() - started:.1f}s{extra})", flush=True)
         except Exception:
             failed += 1

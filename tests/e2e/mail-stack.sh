@@ -10,6 +10,7 @@
 #
 # Addresses (a regexp virtual_alias_maps, /etc/postfix/virtual_regexp):
 #   referee@referee.example, referee+ANY@referee.example -> local user referee
+#   sheets@referee.example                               -> referee, for the referee that keeps no games
 #   alice|bob|carol[+ANY]@players.example                -> local users alice, bob, carol
 # Every user gets ~/Maildir/ (home_mailbox = Maildir/). Postfix logs to /var/log/postfix.log.
 #
@@ -29,22 +30,26 @@
 #       # The log also gets the referee's stderr
 #       LOGFILE=$HOME/procmail.log
 #       LOGABSTRACT=all
-#       # Exported to the referee, beside Postfix's HOME, USER, SENDER, RECIPIENT, EXTENSION, ...
-#       MANCALA_DATA=$HOME/mancala
+#       # The referee keeps its games in its default store, ~/.local/share/mancala-referee
 #
 #       # Never answer a loop, a bounce or an automatic message: file it in ~/Maildir/.ignored/
 #       :0
-#       * 1^0 ^X-Loop: *referee@referee\.example
-#       * 1^0 ^From:.*referee(\+[^@]*)?@referee\.example
+#       * 1^0 ^X-Loop: *(referee|sheets)@referee\.example
+#       * 1^0 ^From:.*(referee|sheets)(\+[^@]*)?@referee\.example
 #       * 1^0 ^Return-Path: *<>
 #       * 1^0 ^From:.*MAILER-DAEMON
 #       * 1^0 ^Auto-Submitted: *[^n ]
 #       * 1^0 ^Precedence: *(bulk|junk|list)
 #       Maildir/.ignored/
 #
+#       # Mail to sheets@: a referee that keeps no games (each game lives in its mails).
+#       :0 wc: mancala.lock
+#       * ^Delivered-To: referee\+sheets@
+#       | /usr/local/bin/mancala mail --no-store --send sendmail --from sheets@referee.example
+#
 #       # Everything else: the referee reads it on stdin and mails its replies through
 #       # sendmail. w: wait and check its exit status; the lock lets one referee run at a time.
-#       :0 wc: mancala.lock
+#       :0 Ewc: mancala.lock
 #       | /usr/local/bin/mancala mail --send sendmail --from referee@referee.example
 #
 #       # If the referee failed (exit status not 0), also file the mail in ~/Maildir/.failed/
@@ -95,6 +100,7 @@ fi
 cat >/etc/postfix/virtual_regexp <<'MAP'
 # written by tests/e2e/mail-stack.sh
 /^referee(\+[^@]*)?@referee\.example$/              referee${1}@localhost
+/^sheets@referee\.example$/                         referee+sheets@localhost
 /^(alice|bob|carol)(\+[^@]*)?@players\.example$/    ${1}${2}@localhost
 MAP
 settings=(
@@ -149,7 +155,6 @@ rh=$(getent passwd referee | cut -d: -f6)
 for f in .ignored .failed; do
     install -d -o referee -g referee -m 700 "$rh/Maildir/$f" "$rh/Maildir/$f"/{cur,new,tmp}
 done
-install -d -o referee -g referee -m 700 "$rh/mancala"
 printf '%s\n' '"|/usr/bin/procmail -p -t"' >"$rh/.forward"
 # The recipe is the part of the comment above from SHELL= to the last recipe.
 {
