@@ -451,6 +451,41 @@ impl Store {
         })
     }
 
+    fn start_note(&self, message_id: &str) -> PathBuf {
+        // FNV-1a: a file name from any Message-ID; the note holds the ID itself.
+        let hash = message_id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        self.dir.join("starts").join(format!("{hash:016x}"))
+    }
+
+    /// The game a mail with this Message-ID started, if one did.
+    ///
+    /// # Errors
+    /// When the note cannot be read.
+    pub fn started_by(&self, message_id: &str) -> Result<Option<String>, StoreError> {
+        let path = self.start_note(message_id);
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(text
+                .split_once('\n')
+                .filter(|(id_of_mail, _)| *id_of_mail == message_id)
+                .map(|(_, game)| game.trim().to_string())),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_error(&path)(e)),
+        }
+    }
+
+    /// Notes that the mail `message_id` started game `id`.
+    ///
+    /// # Errors
+    /// When the note cannot be written.
+    pub fn note_start(&self, message_id: &str, id: &str) -> Result<(), StoreError> {
+        let path = self.start_note(message_id);
+        let dir = self.dir.join("starts");
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        fs::write(&path, format!("{message_id}\n{id}\n")).map_err(io_error(&path))
+    }
+
     /// Every game in the store, oldest first; files that are not games are skipped.
     ///
     /// # Errors

@@ -205,6 +205,19 @@ fn the_same_mail_twice_moves_once_and_an_unsent_reply_is_sent_again() {
 }
 
 #[test]
+fn a_challenge_delivered_twice_starts_one_game() {
+    let dir = temp_dir("challenge-twice");
+    let referee = referee(&dir);
+    challenge(&referee);
+    let again = deliver(
+        &referee,
+        &format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with {BOB}\n"),
+    );
+    assert!(matches!(again, Answer::Ignore(why) if why.contains("already handled")));
+    the_game(&dir);
+}
+
+#[test]
 fn an_old_board_gets_the_current_one_not_a_wrong_move() {
     let dir = temp_dir("stale");
     let referee = referee(&dir);

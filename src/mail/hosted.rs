@@ -413,6 +413,21 @@ impl Referee {
         }
     }
 
+    /// A start mail delivered again: its game's replies, if not yet sent.
+    fn again(&self, store: &Store, id: &str, message_id: &str) -> Answer {
+        let lock = match store.lock(id) {
+            Ok(lock) => lock,
+            Err(e) => return store_failure(&e),
+        };
+        match store.load(id) {
+            Ok(Some(record)) if record.handled(message_id).is_some_and(|m| !m.sent) => {
+                self.resend(&record, message_id, lock)
+            }
+            Ok(_) => Answer::Ignore(format!("already handled: {message_id} (game {id})")),
+            Err(e) => store_failure(&e),
+        }
+    }
+
     /// The replies already decided for a mail delivered again.
     fn resend(&self, record: &GameRecord, message_id: &str, lock: GameLock) -> Answer {
         let mail = record
@@ -518,6 +533,19 @@ impl Referee {
         mut sheet: Sheet,
         news: String,
     ) -> Answer {
+        // The same mail delivered twice starts one game: starts are noted
+        // by Message-ID, under a lock of their own.
+        let starting = match store.lock("starts") {
+            Ok(lock) => lock,
+            Err(e) => return store_failure(&e),
+        };
+        if let Some(message_id) = &mail.message_id {
+            match store.started_by(message_id) {
+                Ok(Some(id)) => return self.again(store, &id, message_id),
+                Ok(None) => {}
+                Err(e) => return store_failure(&e),
+            }
+        }
         let id = match store.new_id() {
             Ok(id) => id,
             Err(e) => return store_failure(&e),
@@ -527,6 +555,12 @@ impl Referee {
             Ok(lock) => lock,
             Err(e) => return store_failure(&e),
         };
+        if let Some(message_id) = &mail.message_id {
+            if let Err(e) = store.note_start(message_id, &id) {
+                return store_failure(&e);
+            }
+        }
+        drop(starting);
         let mut record = GameRecord::new(&id, &sheet, store::now());
         let replies = self.to_both(secrets, mail, &sheet, &news, None);
         self.keep_and_answer(
