@@ -228,6 +228,30 @@ impl GameRecord {
         Ok(sheet)
     }
 
+    /// One line for a list of games: `k7q2mx  super-wari  Alice v Bob  Bob to move`.
+    pub fn summary(&self) -> String {
+        let state = match self.sheet() {
+            Ok(sheet) => match sheet.game.to_move() {
+                Some(side) => format!("{} to move", sheet.name(side)),
+                None => "over".to_string(),
+            },
+            Err(e) => format!("unreadable: {e}"),
+        };
+        format!(
+            "{}  {:<10}  {} v {}  {state}",
+            self.id, self.ruleset, self.south.name, self.north.name
+        )
+    }
+
+    /// Is `address` one of the players?
+    pub fn has_player(&self, address: &str) -> bool {
+        [&self.south, &self.north].iter().any(|p| {
+            p.address
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(address))
+        })
+    }
+
     pub fn player(&self, side: Side) -> &PlayerRecord {
         match side {
             Side::South => &self.south,

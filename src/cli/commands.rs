@@ -265,15 +265,7 @@ fn list_games(store: &Store, json: bool) -> CliResult {
             out.push_str(&value.to_string());
             out.push('\n');
         } else {
-            let state = match sheet.game.to_move() {
-                Some(side) => format!("{} to move", sheet.name(side)),
-                None => "over".to_string(),
-            };
-            let _ = writeln!(
-                out,
-                "{}  {:<10}  {} v {}  {state}",
-                record.id, record.ruleset, record.south.name, record.north.name
-            );
+            let _ = writeln!(out, "{}", record.summary());
         }
     }
     print(&out)

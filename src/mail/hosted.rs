@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::incoming::{Incoming, Mailbox};
 use super::referee::{
-    clean_name, comment, is_placeholder, mailbox_of, move_line, reply_subject, written, Answer,
+    clean_name, comment, is_placeholder, mailbox_of, move_line, play_turn, reply_subject, Answer,
     Commit, Outgoing, Referee, Refusal, COMMENT_INDENT, SIGNATURE,
 };
 use super::text;
@@ -243,28 +243,13 @@ impl Referee {
                 };
                 return self.refuse_in_game(mail, from, &secrets, &refusal, &sheet, side);
             }
-            let unchanged = sheet.clone();
-            let line = sheet.log_line_awaited();
-            let mut captured = 0u32;
-            for &pit in &sowings {
-                match sheet.game.play(pit) {
-                    Ok(sowing) => captured += u32::from(sowing.captured),
-                    Err(error) => {
-                        let refusal = Refusal::Illegal(format!("move {line}: {error}"));
-                        return self
-                            .refuse_in_game(mail, from, &secrets, &refusal, &unchanged, side);
-                    }
+            let news = match play_turn(&mut sheet, side, &sowings) {
+                Ok(news) => news,
+                Err(refusal) => {
+                    return self.refuse_in_game(mail, from, &secrets, &refusal, &sheet, side)
                 }
-                if sheet.game.to_move() != Some(side) {
-                    break;
-                }
-            }
+            };
             record.set_turns(&sheet.game, mail.message_id.as_deref(), now);
-            let mut news = format!("{} played {}", sheet.name(side), written(&sowings));
-            if captured > 0 {
-                let _ = write!(news, ", capturing {captured}");
-            }
-            news.push('.');
             (news, comment(mail, false))
         };
         let mover = sheet.name(side).to_string();
@@ -607,21 +592,10 @@ impl Referee {
         if sheet.players.get(side.other()).address.is_none() {
             return self.refuse(mail, from, &Refusal::NoOpponent, None);
         }
-        let line = sheet.log_line_awaited();
-        for &pit in &request.sowings {
-            if let Err(error) = sheet.game.play(pit) {
-                return self.refuse(
-                    mail,
-                    from,
-                    &Refusal::Illegal(format!("move {line}: {error}")),
-                    Some(&sheet),
-                );
-            }
-            if sheet.game.to_move() != Some(side) {
-                break;
-            }
-        }
-        let news = format!("{} played {}.", sheet.name(side), written(&request.sowings));
+        let news = match play_turn(&mut sheet, side, &request.sowings) {
+            Ok(news) => news,
+            Err(refusal) => return self.refuse(mail, from, &refusal, Some(&sheet)),
+        };
         self.start_stored(store, secrets, mail, sheet, news)
     }
 
@@ -644,23 +618,8 @@ impl Referee {
             Err(e) => return store_failure(&e),
         };
         let mut body = String::new();
-        for record in games.iter().filter(|r| {
-            [&r.south, &r.north].iter().any(|p| {
-                p.address
-                    .as_deref()
-                    .is_some_and(|a| a.eq_ignore_ascii_case(&from.address))
-            })
-        }) {
-            let Ok(sheet) = record.sheet() else { continue };
-            let state = match sheet.game.to_move() {
-                Some(side) => format!("{} to move", sheet.name(side)),
-                None => "over".to_string(),
-            };
-            let _ = writeln!(
-                body,
-                "{}  {:<10}  {} v {}  {state}",
-                record.id, record.ruleset, record.south.name, record.north.name
-            );
+        for record in games.iter().filter(|r| r.has_player(&from.address)) {
+            let _ = writeln!(body, "{}", record.summary());
         }
         if body.is_empty() {
             body.push_str("You have no games here. Start one with a line:\n    new super-wari with <address>\n");

@@ -316,27 +316,11 @@ impl Referee {
                 self.seat_opponent(mail, from, &mut sheet, side);
             }
         }
-        let unchanged = sheet.clone();
-        let line = sheet.log_line_awaited();
-        let mut captured = 0u32;
-        for &pit in &sowings {
-            match sheet.game.play(pit) {
-                Ok(sowing) => captured += u32::from(sowing.captured),
-                Err(error) => {
-                    let refusal = Refusal::Illegal(format!("move {line}: {error}"));
-                    return self.refuse(mail, from, &refusal, Some(&unchanged));
-                }
-            }
-            if sheet.game.to_move() != Some(side) {
-                break;
-            }
-        }
+        let news = match play_turn(&mut sheet, side, &sowings) {
+            Ok(news) => news,
+            Err(refusal) => return self.refuse(mail, from, &refusal, Some(&sheet)),
+        };
         let mover = sheet.name(side).to_string();
-        let mut news = format!("{mover} played {}", written(&sowings));
-        if captured > 0 {
-            let _ = write!(news, ", capturing {captured}");
-        }
-        news.push('.');
         let comment = comment(mail, pasted);
         let body = self.sheet_mail(&news, Some((&mover, &comment)), &sheet);
         let to: Vec<Mailbox> = Side::BOTH
@@ -464,6 +448,41 @@ impl Referee {
             references,
         }
     }
+}
+
+/// Plays `side`'s turn: its sowings, bonus sowings included. Returns the
+/// news for the players ("Alice played c-f, capturing 2.").
+///
+/// # Errors
+/// An illegal sowing, or a sowing after the turn has passed; the sheet is
+/// then as it was.
+pub(super) fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
+    let before = sheet.clone();
+    let line = sheet.log_line_awaited();
+    let mut captured = 0u32;
+    for (i, &pit) in sowings.iter().enumerate() {
+        if sheet.game.to_move() != Some(side) {
+            *sheet = before;
+            return Err(Refusal::Illegal(format!(
+                "move {line}: {side}'s {} earns no bonus sowing, so {} cannot follow",
+                written(&sowings[..i]),
+                written(&sowings[i..])
+            )));
+        }
+        match sheet.game.play(pit) {
+            Ok(sowing) => captured += u32::from(sowing.captured),
+            Err(error) => {
+                *sheet = before;
+                return Err(Refusal::Illegal(format!("move {line}: {error}")));
+            }
+        }
+    }
+    let mut news = format!("{} played {}", sheet.name(side), written(sowings));
+    if captured > 0 {
+        let _ = write!(news, ", capturing {captured}");
+    }
+    news.push('.');
+    Ok(news)
 }
 
 /// `Re: ` once, whatever the thread did to the subject before.
@@ -617,6 +636,25 @@ mod tests {
             move_line("move z"),
             Some(Err(Refusal::BadMoveLine { .. }))
         ));
+    }
+
+    #[test]
+    fn a_turn_plays_its_bonus_sowings_and_nothing_after_the_turn_passes() {
+        use crate::engine::Ruleset;
+        use crate::sheet::Players;
+        let mut sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Ann", "Bo"));
+        let pits = |s: &str| sheet::parse_sowings(s).unwrap();
+        assert_eq!(
+            play_turn(&mut sheet, Side::South, &pits("c-f")),
+            Ok("Ann played c-f.".to_string())
+        );
+        let before = sheet.game.ply();
+        let err = play_turn(&mut sheet, Side::North, &pits("a b")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "move 1: North's a earns no bonus sowing, so b cannot follow"
+        );
+        assert_eq!(sheet.game.ply(), before, "the sheet is as it was");
     }
 
     #[test]
