@@ -7,5 +7,6 @@
 pub mod engine;
 pub mod guide;
 pub mod mail;
+pub mod opponent;
 pub mod sheet;
 pub mod store;

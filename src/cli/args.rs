@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 use mancala::engine::{Ruleset, Side};
 use mancala::mail::transport::Transport;
+use mancala::opponent::Opponent;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -138,6 +139,58 @@ pub enum Command {
         #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
         from: String,
     },
+    /// Play against the computer, at a terminal or with moves piped in
+    Play {
+        /// super-wari, wari, waurie or mankala
+        ruleset: Ruleset,
+        /// Stones in each pit at the start (default: the game's usual number)
+        #[arg(long)]
+        stones: Option<u8>,
+        /// The side you play
+        #[arg(long = "as", default_value = "south", value_parser = parse_side)]
+        side: Side,
+        /// Who sows first
+        #[arg(long, default_value = "south", value_parser = parse_side)]
+        first: Side,
+        /// The computer: greedy (Critchlow's, the default for mankala), strong (the default
+        /// elsewhere), quick, blitz, random, first, last, first-largest, ..., greedy-X
+        #[arg(long, value_parser = parse_opponent)]
+        opponent: Option<Opponent>,
+        /// Write the game's sheet here when it ends
+        #[arg(long)]
+        save: Option<PathBuf>,
+    },
+    /// Print the move an opponent (the strong one by default) would play
+    Hint {
+        /// The sheet, or - for standard input
+        file: PathBuf,
+        /// Which opponent to ask
+        #[arg(long, value_parser = parse_opponent)]
+        opponent: Option<Opponent>,
+        /// Print {"move": ..., "eval": ..., "depth": ...}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play games between two opponents, alternating sides, and count
+    Tournament {
+        /// super-wari, wari, waurie or mankala
+        ruleset: Ruleset,
+        /// The first opponent (results are its wins, draws, losses)
+        #[arg(value_parser = parse_opponent)]
+        a: Opponent,
+        /// The second opponent
+        #[arg(value_parser = parse_opponent)]
+        b: Opponent,
+        /// How many games
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Stones in each pit at the start
+        #[arg(long)]
+        stones: Option<u8>,
+        /// Seed for the random strategies
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Print the rules as this referee applies them
     Rules {
         /// One game's rules (default: all)
@@ -167,6 +220,10 @@ fn parse_duration(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .map(|n| n * scale)
         .map_err(|_| format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s"))
+}
+
+fn parse_opponent(text: &str) -> Result<Opponent, String> {
+    text.parse()
 }
 
 fn parse_side(text: &str) -> Result<Side, String> {

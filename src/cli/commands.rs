@@ -80,6 +80,33 @@ pub fn run(args: Args) -> CliResult {
             let referee = Referee::with_store(&from, open_store_or_default(store)?);
             remind(&referee, &send, nudge, forfeit)
         }
+        Command::Play {
+            ruleset,
+            stones,
+            side,
+            first,
+            opponent,
+            save,
+        } => super::play::play(
+            rules_for(ruleset, stones)?,
+            side,
+            first,
+            opponent,
+            save.as_deref(),
+        ),
+        Command::Hint {
+            file,
+            opponent,
+            json,
+        } => super::play::hint(&read_sheet(&file)?, opponent, json),
+        Command::Tournament {
+            ruleset,
+            a,
+            b,
+            games,
+            stones,
+            seed,
+        } => super::play::tournament(rules_for(ruleset, stones)?, a, b, games, seed),
         Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
     }
 }

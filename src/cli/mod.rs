@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod play;
 
 use std::io::{self, Read, Write};
 use std::path::Path;

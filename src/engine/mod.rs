@@ -233,6 +233,17 @@ impl Iterator for PitSetIter {
     }
 }
 
+impl DoubleEndedIterator for PitSetIter {
+    fn next_back(&mut self) -> Option<Pit> {
+        if self.0 == 0 {
+            return None;
+        }
+        let index = 15 - self.0.leading_zeros() as u8;
+        self.0 &= !(1 << index);
+        Some(Pit(index))
+    }
+}
+
 impl FromIterator<Pit> for PitSet {
     fn from_iter<I: IntoIterator<Item = Pit>>(iter: I) -> Self {
         let mut set = PitSet::EMPTY;

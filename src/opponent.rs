@@ -1,0 +1,509 @@
+//! Computer opponents: Critchlow's greedy player and his other simple
+//! strategies, exactly, and a game-tree search that is hard to beat. Like
+//! the engine, they know nothing of text or mail.
+//!
+//! ```
+//! use mancala::engine::{Game, Ruleset, Side};
+//! use mancala::opponent::Opponent;
+//!
+//! let game = Game::new(Ruleset::Mankala.rules(), Side::South);
+//! let greedy: Opponent = "greedy".parse().unwrap();
+//! let choice = greedy.choose(&game, &mut mancala::engine::SplitMix64::new(1)).unwrap();
+//! assert_eq!(choice.pit.to_string(), "d"); // 3 stones, 3 from the home: a free turn
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use crate::engine::{
+    Capture, Game, Landing, Outcome, Pit, PitSet, Position, Ruleset, Side, SplitMix64,
+};
+
+/// Critchlow's simple strategies, used alone or as greedy's fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simple {
+    Random,
+    First,
+    Last,
+    FirstLargest,
+    LastLargest,
+    FirstSmallest,
+    LastSmallest,
+}
+
+/// A computer player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// A simple strategy.
+    Simple(Simple),
+    /// Critchlow's FindGreedy: a free turn, else the largest capture, else
+    /// the fallback (`greedy` is `greedy-last`).
+    Greedy(Simple),
+    /// Iterative-deepening alpha-beta search with a time budget per move.
+    Search { budget: Duration, name: &'static str },
+}
+
+/// Why a strategy chose its move, in a few words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    FreeTurn,
+    Capture(u8),
+    Fallback(Simple),
+    Searched,
+    OnlyMove,
+}
+
+/// A move chosen, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub pit: Pit,
+    pub reason: Reason,
+    /// The search's score for the side to move (stones ahead, or about
+    /// 10000 for a won game), and how deep it looked.
+    pub eval: Option<i32>,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::FreeTurn => f.write_str("a free turn"),
+            Reason::Capture(n) => write!(f, "captures {n}"),
+            Reason::Fallback(s) => write!(f, "no free turn or capture, so the {}", s.describe()),
+            Reason::Searched => f.write_str("the best it found"),
+            Reason::OnlyMove => f.write_str("the only move"),
+        }
+    }
+}
+
+impl Simple {
+    const ALL: [(Simple, &'static str); 7] = [
+        (Simple::Random, "random"),
+        (Simple::First, "first"),
+        (Simple::Last, "last"),
+        (Simple::FirstLargest, "first-largest"),
+        (Simple::LastLargest, "last-largest"),
+        (Simple::FirstSmallest, "first-smallest"),
+        (Simple::LastSmallest, "last-smallest"),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        Simple::ALL
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or("?", |(_, name)| name)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Simple::Random => "random legal pit",
+            Simple::First => "first legal pit",
+            Simple::Last => "last legal pit",
+            Simple::FirstLargest | Simple::LastLargest => "fullest pit",
+            Simple::FirstSmallest | Simple::LastSmallest => "emptiest pit",
+        }
+    }
+
+    /// The pit this strategy picks among `legal`.
+    fn pick(self, position: &Position, legal: PitSet, rng: &mut SplitMix64) -> Option<Pit> {
+        let side = position.to_move();
+        let count = |p: Pit| position.stones(side, p);
+        let pits = legal.into_iter();
+        match self {
+            Simple::Random => legal.nth(rng.below(legal.len().max(1))),
+            Simple::First => legal.first(),
+            Simple::Last => legal.last(),
+            // max_by_key keeps the last of equals, min_by_key the first.
+            Simple::FirstLargest => pits.rev().max_by_key(|&p| count(p)),
+            Simple::LastLargest => pits.max_by_key(|&p| count(p)),
+            Simple::FirstSmallest => pits.min_by_key(|&p| count(p)),
+            Simple::LastSmallest => pits.rev().min_by_key(|&p| count(p)),
+        }
+    }
+}
+
+/// Named search levels: the time each may think per move.
+pub const LEVELS: [(&str, u64); 3] = [("strong", 100), ("quick", 10), ("blitz", 1)];
+
+impl FromStr for Opponent {
+    type Err = String;
+
+    /// `greedy`, `greedy-X`, a simple strategy (`random`, `first`, `last`,
+    /// `first-largest`, ...), a level (`strong`, `quick`, `blitz`) or
+    /// `search-Nms`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim().to_ascii_lowercase();
+        let simple = |name: &str| Simple::ALL.iter().find(|(_, n)| *n == name).map(|(s, _)| *s);
+        if s == "greedy" {
+            return Ok(Opponent::Greedy(Simple::Last));
+        }
+        if let Some(fallback) = s.strip_prefix("greedy-").and_then(simple) {
+            return Ok(Opponent::Greedy(fallback));
+        }
+        if let Some(strategy) = simple(&s) {
+            return Ok(Opponent::Simple(strategy));
+        }
+        if let Some((name, ms)) = LEVELS.iter().find(|(name, _)| *name == s) {
+            return Ok(Opponent::Search { budget: Duration::from_millis(*ms), name });
+        }
+        if let Some(ms) = s.strip_prefix("search-").and_then(|t| t.strip_suffix("ms")).and_then(|n| n.parse().ok()) {
+            return Ok(Opponent::Search { budget: Duration::from_millis(ms), name: "search" });
+        }
+        Err(format!(
+            "unknown opponent '{s}': try greedy, greedy-first, random, first, last, first-largest, \
+             last-largest, first-smallest, last-smallest, strong, quick, blitz or search-50ms"
+        ))
+    }
+}
+
+impl fmt::Display for Opponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Opponent::Simple(s) => f.write_str(s.as_str()),
+            Opponent::Greedy(Simple::Last) => f.write_str("greedy"),
+            Opponent::Greedy(s) => write!(f, "greedy-{}", s.as_str()),
+            Opponent::Search { budget, name } if *name == "search" => write!(f, "search-{}ms", budget.as_millis()),
+            Opponent::Search { name, .. } => f.write_str(name),
+        }
+    }
+}
+
+impl Opponent {
+    /// The default opponent for a game: Critchlow's greedy one for his
+    /// Mankala, the strong search elsewhere.
+    pub fn default_for(ruleset: Ruleset) -> Opponent {
+        match ruleset {
+            Ruleset::Mankala => Opponent::Greedy(Simple::Last),
+            _ => Opponent::strong(),
+        }
+    }
+
+    pub fn strong() -> Opponent {
+        Opponent::Search { budget: Duration::from_millis(100), name: "strong" }
+    }
+
+    /// The move this opponent plays for the side to move, or `None` when
+    /// the game is over.
+    pub fn choose(&self, game: &Game, rng: &mut SplitMix64) -> Option<Choice> {
+        let legal = game.legal_moves();
+        let only = |pit| Choice { pit, reason: Reason::OnlyMove, eval: None, depth: 0, nodes: 0 };
+        if legal.len() == 1 {
+            return legal.first().map(only);
+        }
+        let position = game.position();
+        let simple = |pit, reason| Choice { pit, reason, eval: None, depth: 0, nodes: 0 };
+        match *self {
+            Opponent::Simple(strategy) => strategy.pick(position, legal, rng).map(|p| simple(p, Reason::Fallback(strategy))),
+            Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
+            Opponent::Search { budget, .. } => search(position, budget),
+        }
+    }
+}
+
+/// Critchlow's FindGreedy: (1) a free turn, the pit whose stones reach
+/// exactly the home, the one nearest the home of several; (2) the largest
+/// capture, judged on the counts before the move: a pit whose last stone
+/// lands in an own pit empty now, with the fullest opposite pit, the first
+/// such pit on a tie; (3) the fallback. For games without free turns or
+/// with other captures: a bonus sowing first where the game has one, else
+/// the move that captures most, else the fallback.
+fn greedy(position: &Position, legal: PitSet, fallback: Simple, rng: &mut SplitMix64) -> Choice {
+    let rules = position.rules();
+    let side = position.to_move();
+    let choice = |pit, reason| Choice { pit, reason, eval: None, depth: 0, nodes: 0 };
+    if rules.bonus_in_own_store {
+        // The pit nearest the home first.
+        let free = legal.into_iter().rev().find(|&pit| {
+            usize::from(position.stones(side, pit)) == usize::from(rules.pits - pit.index())
+        });
+        if let Some(pit) = free {
+            return choice(pit, Reason::FreeTurn);
+        }
+    }
+    let mut best: Option<(Pit, u8)> = None;
+    for pit in legal {
+        let mut after = *position;
+        let sowing = after.play_unchecked(pit);
+        let gain = match (rules.capture, sowing.last) {
+            (Capture::OppositeIntoOwnPit, Landing::Pit(s, landed))
+                if s == side && position.stones(side, landed) == 0 =>
+            {
+                position.stones(side.other(), rules.opposite(landed))
+            }
+            (Capture::TwoOrThreeBackwards, _) => sowing.captured,
+            _ => 0,
+        };
+        if gain > 0 && best.is_none_or(|(_, most)| gain > most) {
+            best = Some((pit, gain));
+        }
+    }
+    if let Some((pit, gain)) = best {
+        return choice(pit, Reason::Capture(gain));
+    }
+    let pit = fallback.pick(position, legal, rng).unwrap_or(Pit::new(0));
+    choice(pit, Reason::Fallback(fallback))
+}
+
+const WIN: i32 = 10_000;
+const TABLE_BITS: u32 = 18;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    score: i32,
+    depth: u8,
+    bound: u8, // 0 exact, 1 lower, 2 upper
+    best: u8,  // pit index + 1, 0 for none
+}
+
+struct Searcher {
+    table: Vec<Entry>,
+    nodes: u64,
+    deadline: Instant,
+    stopped: bool,
+}
+
+/// The score of a finished game for `side`: winning sooner is better.
+fn outcome_score(outcome: Outcome, side: Side, ply: u32) -> i32 {
+    match outcome.winner {
+        Some(w) if w == side => WIN - ply as i32,
+        Some(_) => -WIN + ply as i32,
+        None => 0,
+    }
+}
+
+/// The static score for the side to move.
+fn evaluate(position: &Position) -> i32 {
+    let side = position.to_move();
+    let (own, opp) = (side, side.other());
+    let store = |s| i32::from(position.store(s));
+    let row = |s| i32::from(position.row_total(s));
+    match position.rules().ruleset {
+        // Captured stones are what count; stones at home are a reserve.
+        Ruleset::SuperWari | Ruleset::Wari => 4 * (store(own) - store(opp)) + (row(own) - row(opp)) / 2,
+        // Pits and home both score at the end; the home is safe.
+        Ruleset::Mankala => 3 * (store(own) - store(opp)) + (row(own) - row(opp)),
+        // Who cannot move wins: fewer seeds of one's own is better.
+        Ruleset::Waurie => 2 * (row(opp) - row(own)) + (store(own) - store(opp)) / 4,
+    }
+}
+
+impl Searcher {
+    fn slot(&self, key: u64) -> usize {
+        (key >> (64 - TABLE_BITS)) as usize
+    }
+
+    /// Negamax with alpha-beta; a bonus sowing keeps the same side to
+    /// move, so its score is not negated.
+    fn search(&mut self, position: &Position, depth: u32, mut alpha: i32, beta: i32, ply: u32) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 && Instant::now() >= self.deadline {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        if let Some(outcome) = position.outcome() {
+            return outcome_score(outcome, position.to_move(), ply);
+        }
+        if depth == 0 {
+            return evaluate(position);
+        }
+        let key = position.key();
+        let slot = self.slot(key);
+        let entry = self.table[slot];
+        let mut first = None;
+        if entry.key == key {
+            first = entry.best.checked_sub(1).map(Pit::new);
+            if u32::from(entry.depth) >= depth {
+                match entry.bound {
+                    0 => return entry.score,
+                    1 if entry.score >= beta => return entry.score,
+                    2 if entry.score <= alpha => return entry.score,
+                    _ => {}
+                }
+            }
+        }
+        let legal = position.legal_moves();
+        let side = position.to_move();
+        // The table's move first, then the rest from the home end.
+        let ordered = first.into_iter().chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
+        let original_alpha = alpha;
+        let mut best_score = -WIN - 1;
+        let mut best_pit = None;
+        for pit in ordered {
+            if !legal.contains(pit) {
+                continue;
+            }
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let score = if child.to_move() == side {
+                self.search(&child, depth - 1, alpha, beta, ply + 1)
+            } else {
+                -self.search(&child, depth - 1, -beta, -alpha, ply + 1)
+            };
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_pit = Some(pit);
+            }
+            alpha = alpha.max(score);
+            if alpha >= beta {
+                break;
+            }
+        }
+        let bound = if best_score <= original_alpha {
+            2
+        } else if best_score >= beta {
+            1
+        } else {
+            0
+        };
+        self.table[slot] = Entry {
+            key,
+            score: best_score,
+            depth: depth.min(255) as u8,
+            bound,
+            best: best_pit.map_or(0, |p| p.index() + 1),
+        };
+        best_score
+    }
+}
+
+/// Iterative deepening until the budget is spent; the deepest search
+/// finished gives the move.
+fn search(position: &Position, budget: Duration) -> Option<Choice> {
+    let legal = position.legal_moves();
+    let mut result = legal.last().map(|pit| Choice { pit, reason: Reason::Searched, eval: None, depth: 0, nodes: 0 });
+    let mut searcher = Searcher {
+        table: vec![Entry::default(); 1 << TABLE_BITS],
+        nodes: 0,
+        deadline: Instant::now() + budget,
+        stopped: false,
+    };
+    let side = position.to_move();
+    for depth in 1..=64u32 {
+        let (mut alpha, beta) = (-WIN - 1, WIN + 1);
+        let mut best = None;
+        let first = result.map(|c| c.pit);
+        let ordered = first.into_iter().chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
+        for pit in ordered {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let score = if child.to_move() == side {
+                searcher.search(&child, depth - 1, alpha, beta, 1)
+            } else {
+                -searcher.search(&child, depth - 1, -beta, -alpha, 1)
+            };
+            if searcher.stopped {
+                break;
+            }
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((pit, score));
+            }
+            alpha = alpha.max(score);
+        }
+        if searcher.stopped {
+            break;
+        }
+        if let Some((pit, score)) = best {
+            result = Some(Choice { pit, reason: Reason::Searched, eval: Some(score), depth, nodes: searcher.nodes });
+            if score.abs() >= WIN - 64 {
+                break; // a forced win or loss is found: deeper changes nothing
+            }
+        }
+    }
+    result.map(|c| Choice { nodes: searcher.nodes, ..c })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(ruleset: Ruleset, south: &[u8], north: &[u8], stores: [u8; 2]) -> Game {
+        Game::from_position(Position::from_counts(ruleset.rules(), south, north, stores, Side::South).unwrap())
+    }
+
+    fn greedy_pick(game: &Game) -> (String, Reason) {
+        let choice = Opponent::Greedy(Simple::Last).choose(game, &mut SplitMix64::new(0)).unwrap();
+        (choice.pit.to_string(), choice.reason)
+    }
+
+    #[test]
+    fn greedy_takes_a_free_turn_nearest_the_home() {
+        // a holds 6 (6 from home), d holds 3 (3 from home), f holds 1: all free turns; f is nearest.
+        let game = position(Ruleset::Mankala, &[6, 2, 2, 3, 2, 1], &[3; 6], [1, 1]);
+        assert_eq!(greedy_pick(&game), ("f".into(), Reason::FreeTurn));
+        let game = position(Ruleset::Mankala, &[6, 2, 2, 3, 1, 2], &[3; 6], [1, 1]);
+        assert_eq!(greedy_pick(&game), ("d".into(), Reason::FreeTurn));
+    }
+
+    #[test]
+    fn greedy_else_captures_the_fullest_opposite_pit_first_on_a_tie() {
+        // No free turn. b (1 stone) lands in empty c, opposite North's d (5);
+        // e (1 stone) lands in empty f, opposite North's a (5): a tie, b is first.
+        let game = position(Ruleset::Mankala, &[3, 1, 0, 4, 1, 0], &[5, 1, 1, 5, 1, 1], [8, 5]);
+        assert_eq!(greedy_pick(&game), ("b".into(), Reason::Capture(5)));
+        // With North's a fuller, e wins.
+        let game = position(Ruleset::Mankala, &[3, 1, 0, 4, 1, 0], &[6, 1, 1, 5, 1, 0], [8, 5]);
+        assert_eq!(greedy_pick(&game), ("e".into(), Reason::Capture(6)));
+    }
+
+    #[test]
+    fn greedy_judges_captures_on_the_counts_before_the_move() {
+        // a (5 stones) ends in f, which is empty now; the opposite (North's a)
+        // holds 2. d (4) would pass the home into North's row: no capture.
+        let game = position(Ruleset::Mankala, &[5, 0, 0, 4, 0, 0], &[2, 4, 4, 4, 4, 4], [2, 3]);
+        assert_eq!(greedy_pick(&game), ("a".into(), Reason::Capture(2)));
+    }
+
+    #[test]
+    fn greedy_else_plays_the_last_legal_pit() {
+        // b and c end in empty pits, but opposite them North has nothing.
+        let game = position(Ruleset::Mankala, &[2, 2, 2, 0, 0, 0], &[6, 0, 0, 0, 0, 6], [9, 9]);
+        assert_eq!(greedy_pick(&game), ("c".into(), Reason::Fallback(Simple::Last)));
+        let first = Opponent::Greedy(Simple::First).choose(&game, &mut SplitMix64::new(0)).unwrap();
+        assert_eq!(first.pit.to_string(), "a");
+    }
+
+    #[test]
+    fn greedy_in_the_other_games_wants_bonus_sowings_then_captures() {
+        let game = Game::new(Ruleset::Waurie.rules(), Side::South);
+        assert_eq!(greedy_pick(&game), ("c".into(), Reason::FreeTurn));
+        // Wari: h sows 4 into North's a..d, capturing a 2-3-2-3 run.
+        let game = position(Ruleset::SuperWari, &[1, 0, 0, 0, 0, 0, 0, 4], &[1, 2, 1, 2, 5, 5, 5, 5], [10, 7]);
+        assert_eq!(greedy_pick(&game), ("h".into(), Reason::Capture(10)));
+    }
+
+    #[test]
+    fn simple_strategies_pick_as_named() {
+        let game = position(Ruleset::Mankala, &[2, 5, 1, 5, 1, 0], &[3; 6], [2, 2]);
+        let pick = |name: &str| name.parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap().pit.to_string();
+        assert_eq!(pick("first"), "a");
+        assert_eq!(pick("last"), "e");
+        assert_eq!(pick("first-largest"), "b");
+        assert_eq!(pick("last-largest"), "d");
+        assert_eq!(pick("first-smallest"), "c");
+        assert_eq!(pick("last-smallest"), "e");
+        assert!("greedy-sideways".parse::<Opponent>().is_err());
+        for name in ["greedy", "greedy-first", "random", "strong", "quick", "blitz", "search-5ms"] {
+            assert_eq!(name.parse::<Opponent>().unwrap().to_string(), name);
+        }
+    }
+
+    #[test]
+    fn the_search_finds_a_capture_and_a_winning_finish() {
+        let game = position(Ruleset::SuperWari, &[1, 0, 0, 0, 0, 0, 0, 4], &[1, 2, 1, 2, 5, 5, 5, 5], [10, 7]);
+        let choice = "search-50ms".parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap();
+        assert_eq!(choice.pit.to_string(), "h");
+        assert!(choice.depth >= 4 && choice.nodes > 0, "{choice:?}");
+        // Waurie: South's f ends in the endpit and leaves South empty: an immediate win.
+        let game = position(Ruleset::Waurie, &[0, 0, 0, 0, 2, 1], &[9, 9, 9, 9, 4, 0], [3, 2]);
+        let choice = "search-20ms".parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap();
+        assert_eq!(choice.eval.map(|e| e > WIN - 100), Some(true), "{choice:?}");
+    }
+}
