@@ -41,7 +41,10 @@ pub enum Opponent {
     /// the fallback (`greedy` is `greedy-last`).
     Greedy(Simple),
     /// Iterative-deepening alpha-beta search with a time budget per move.
-    Search { budget: Duration, name: &'static str },
+    Search {
+        budget: Duration,
+        name: &'static str,
+    },
 }
 
 /// Why a strategy chose its move, in a few words.
@@ -135,7 +138,12 @@ impl FromStr for Opponent {
     /// `search-Nms`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim().to_ascii_lowercase();
-        let simple = |name: &str| Simple::ALL.iter().find(|(_, n)| *n == name).map(|(s, _)| *s);
+        let simple = |name: &str| {
+            Simple::ALL
+                .iter()
+                .find(|(_, n)| *n == name)
+                .map(|(s, _)| *s)
+        };
         if s == "greedy" {
             return Ok(Opponent::Greedy(Simple::Last));
         }
@@ -146,10 +154,20 @@ impl FromStr for Opponent {
             return Ok(Opponent::Simple(strategy));
         }
         if let Some((name, ms)) = LEVELS.iter().find(|(name, _)| *name == s) {
-            return Ok(Opponent::Search { budget: Duration::from_millis(*ms), name });
+            return Ok(Opponent::Search {
+                budget: Duration::from_millis(*ms),
+                name,
+            });
         }
-        if let Some(ms) = s.strip_prefix("search-").and_then(|t| t.strip_suffix("ms")).and_then(|n| n.parse().ok()) {
-            return Ok(Opponent::Search { budget: Duration::from_millis(ms), name: "search" });
+        if let Some(ms) = s
+            .strip_prefix("search-")
+            .and_then(|t| t.strip_suffix("ms"))
+            .and_then(|n| n.parse().ok())
+        {
+            return Ok(Opponent::Search {
+                budget: Duration::from_millis(ms),
+                name: "search",
+            });
         }
         Err(format!(
             "unknown opponent '{s}': try greedy, greedy-first, random, first, last, first-largest, \
@@ -164,7 +182,9 @@ impl fmt::Display for Opponent {
             Opponent::Simple(s) => f.write_str(s.as_str()),
             Opponent::Greedy(Simple::Last) => f.write_str("greedy"),
             Opponent::Greedy(s) => write!(f, "greedy-{}", s.as_str()),
-            Opponent::Search { budget, name } if *name == "search" => write!(f, "search-{}ms", budget.as_millis()),
+            Opponent::Search { budget, name } if *name == "search" => {
+                write!(f, "search-{}ms", budget.as_millis())
+            }
             Opponent::Search { name, .. } => f.write_str(name),
         }
     }
@@ -181,21 +201,38 @@ impl Opponent {
     }
 
     pub fn strong() -> Opponent {
-        Opponent::Search { budget: Duration::from_millis(100), name: "strong" }
+        Opponent::Search {
+            budget: Duration::from_millis(100),
+            name: "strong",
+        }
     }
 
     /// The move this opponent plays for the side to move, or `None` when
     /// the game is over.
     pub fn choose(&self, game: &Game, rng: &mut SplitMix64) -> Option<Choice> {
         let legal = game.legal_moves();
-        let only = |pit| Choice { pit, reason: Reason::OnlyMove, eval: None, depth: 0, nodes: 0 };
+        let only = |pit| Choice {
+            pit,
+            reason: Reason::OnlyMove,
+            eval: None,
+            depth: 0,
+            nodes: 0,
+        };
         if legal.len() == 1 {
             return legal.first().map(only);
         }
         let position = game.position();
-        let simple = |pit, reason| Choice { pit, reason, eval: None, depth: 0, nodes: 0 };
+        let simple = |pit, reason| Choice {
+            pit,
+            reason,
+            eval: None,
+            depth: 0,
+            nodes: 0,
+        };
         match *self {
-            Opponent::Simple(strategy) => strategy.pick(position, legal, rng).map(|p| simple(p, Reason::Fallback(strategy))),
+            Opponent::Simple(strategy) => strategy
+                .pick(position, legal, rng)
+                .map(|p| simple(p, Reason::Fallback(strategy))),
             Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
             Opponent::Search { budget, .. } => search(position, budget),
         }
@@ -212,7 +249,13 @@ impl Opponent {
 fn greedy(position: &Position, legal: PitSet, fallback: Simple, rng: &mut SplitMix64) -> Choice {
     let rules = position.rules();
     let side = position.to_move();
-    let choice = |pit, reason| Choice { pit, reason, eval: None, depth: 0, nodes: 0 };
+    let choice = |pit, reason| Choice {
+        pit,
+        reason,
+        eval: None,
+        depth: 0,
+        nodes: 0,
+    };
     if rules.bonus_in_own_store {
         // The pit nearest the home first.
         let free = legal.into_iter().rev().find(|&pit| {
@@ -282,7 +325,9 @@ fn evaluate(position: &Position) -> i32 {
     let row = |s| i32::from(position.row_total(s));
     match position.rules().ruleset {
         // Captured stones are what count; stones at home are a reserve.
-        Ruleset::SuperWari | Ruleset::Wari => 4 * (store(own) - store(opp)) + (row(own) - row(opp)) / 2,
+        Ruleset::SuperWari | Ruleset::Wari => {
+            4 * (store(own) - store(opp)) + (row(own) - row(opp)) / 2
+        }
         // Pits and home both score at the end; the home is safe.
         Ruleset::Mankala => 3 * (store(own) - store(opp)) + (row(own) - row(opp)),
         // Who cannot move wins: fewer seeds of one's own is better.
@@ -297,7 +342,14 @@ impl Searcher {
 
     /// Negamax with alpha-beta; a bonus sowing keeps the same side to
     /// move, so its score is not negated.
-    fn search(&mut self, position: &Position, depth: u32, mut alpha: i32, beta: i32, ply: u32) -> i32 {
+    fn search(
+        &mut self,
+        position: &Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: u32,
+    ) -> i32 {
         self.nodes += 1;
         if self.nodes & 1023 == 0 && Instant::now() >= self.deadline {
             self.stopped = true;
@@ -329,7 +381,9 @@ impl Searcher {
         let legal = position.legal_moves();
         let side = position.to_move();
         // The table's move first, then the rest from the home end.
-        let ordered = first.into_iter().chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
+        let ordered = first
+            .into_iter()
+            .chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
         let original_alpha = alpha;
         let mut best_score = -WIN - 1;
         let mut best_pit = None;
@@ -378,7 +432,13 @@ impl Searcher {
 /// finished gives the move.
 fn search(position: &Position, budget: Duration) -> Option<Choice> {
     let legal = position.legal_moves();
-    let mut result = legal.last().map(|pit| Choice { pit, reason: Reason::Searched, eval: None, depth: 0, nodes: 0 });
+    let mut result = legal.last().map(|pit| Choice {
+        pit,
+        reason: Reason::Searched,
+        eval: None,
+        depth: 0,
+        nodes: 0,
+    });
     let mut searcher = Searcher {
         table: vec![Entry::default(); 1 << TABLE_BITS],
         nodes: 0,
@@ -390,7 +450,9 @@ fn search(position: &Position, budget: Duration) -> Option<Choice> {
         let (mut alpha, beta) = (-WIN - 1, WIN + 1);
         let mut best = None;
         let first = result.map(|c| c.pit);
-        let ordered = first.into_iter().chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
+        let ordered = first
+            .into_iter()
+            .chain(legal.into_iter().rev().filter(|p| Some(*p) != first));
         for pit in ordered {
             let mut child = *position;
             child.play_unchecked(pit);
@@ -411,13 +473,22 @@ fn search(position: &Position, budget: Duration) -> Option<Choice> {
             break;
         }
         if let Some((pit, score)) = best {
-            result = Some(Choice { pit, reason: Reason::Searched, eval: Some(score), depth, nodes: searcher.nodes });
+            result = Some(Choice {
+                pit,
+                reason: Reason::Searched,
+                eval: Some(score),
+                depth,
+                nodes: searcher.nodes,
+            });
             if score.abs() >= WIN - 64 {
                 break; // a forced win or loss is found: deeper changes nothing
             }
         }
     }
-    result.map(|c| Choice { nodes: searcher.nodes, ..c })
+    result.map(|c| Choice {
+        nodes: searcher.nodes,
+        ..c
+    })
 }
 
 #[cfg(test)]
@@ -425,11 +496,15 @@ mod tests {
     use super::*;
 
     fn position(ruleset: Ruleset, south: &[u8], north: &[u8], stores: [u8; 2]) -> Game {
-        Game::from_position(Position::from_counts(ruleset.rules(), south, north, stores, Side::South).unwrap())
+        Game::from_position(
+            Position::from_counts(ruleset.rules(), south, north, stores, Side::South).unwrap(),
+        )
     }
 
     fn greedy_pick(game: &Game) -> (String, Reason) {
-        let choice = Opponent::Greedy(Simple::Last).choose(game, &mut SplitMix64::new(0)).unwrap();
+        let choice = Opponent::Greedy(Simple::Last)
+            .choose(game, &mut SplitMix64::new(0))
+            .unwrap();
         (choice.pit.to_string(), choice.reason)
     }
 
@@ -446,10 +521,20 @@ mod tests {
     fn greedy_else_captures_the_fullest_opposite_pit_first_on_a_tie() {
         // No free turn. b (1 stone) lands in empty c, opposite North's d (5);
         // e (1 stone) lands in empty f, opposite North's a (5): a tie, b is first.
-        let game = position(Ruleset::Mankala, &[3, 1, 0, 4, 1, 0], &[5, 1, 1, 5, 1, 1], [8, 5]);
+        let game = position(
+            Ruleset::Mankala,
+            &[3, 1, 0, 4, 1, 0],
+            &[5, 1, 1, 5, 1, 1],
+            [8, 5],
+        );
         assert_eq!(greedy_pick(&game), ("b".into(), Reason::Capture(5)));
         // With North's a fuller, e wins.
-        let game = position(Ruleset::Mankala, &[3, 1, 0, 4, 1, 0], &[6, 1, 1, 5, 1, 0], [8, 5]);
+        let game = position(
+            Ruleset::Mankala,
+            &[3, 1, 0, 4, 1, 0],
+            &[6, 1, 1, 5, 1, 0],
+            [8, 5],
+        );
         assert_eq!(greedy_pick(&game), ("e".into(), Reason::Capture(6)));
     }
 
@@ -457,16 +542,31 @@ mod tests {
     fn greedy_judges_captures_on_the_counts_before_the_move() {
         // a (5 stones) ends in f, which is empty now; the opposite (North's a)
         // holds 2. d (4) would pass the home into North's row: no capture.
-        let game = position(Ruleset::Mankala, &[5, 0, 0, 4, 0, 0], &[2, 4, 4, 4, 4, 4], [2, 3]);
+        let game = position(
+            Ruleset::Mankala,
+            &[5, 0, 0, 4, 0, 0],
+            &[2, 4, 4, 4, 4, 4],
+            [2, 3],
+        );
         assert_eq!(greedy_pick(&game), ("a".into(), Reason::Capture(2)));
     }
 
     #[test]
     fn greedy_else_plays_the_last_legal_pit() {
         // b and c end in empty pits, but opposite them North has nothing.
-        let game = position(Ruleset::Mankala, &[2, 2, 2, 0, 0, 0], &[6, 0, 0, 0, 0, 6], [9, 9]);
-        assert_eq!(greedy_pick(&game), ("c".into(), Reason::Fallback(Simple::Last)));
-        let first = Opponent::Greedy(Simple::First).choose(&game, &mut SplitMix64::new(0)).unwrap();
+        let game = position(
+            Ruleset::Mankala,
+            &[2, 2, 2, 0, 0, 0],
+            &[6, 0, 0, 0, 0, 6],
+            [9, 9],
+        );
+        assert_eq!(
+            greedy_pick(&game),
+            ("c".into(), Reason::Fallback(Simple::Last))
+        );
+        let first = Opponent::Greedy(Simple::First)
+            .choose(&game, &mut SplitMix64::new(0))
+            .unwrap();
         assert_eq!(first.pit.to_string(), "a");
     }
 
@@ -475,14 +575,26 @@ mod tests {
         let game = Game::new(Ruleset::Waurie.rules(), Side::South);
         assert_eq!(greedy_pick(&game), ("c".into(), Reason::FreeTurn));
         // Wari: h sows 4 into North's a..d, capturing a 2-3-2-3 run.
-        let game = position(Ruleset::SuperWari, &[1, 0, 0, 0, 0, 0, 0, 4], &[1, 2, 1, 2, 5, 5, 5, 5], [10, 7]);
+        let game = position(
+            Ruleset::SuperWari,
+            &[1, 0, 0, 0, 0, 0, 0, 4],
+            &[1, 2, 1, 2, 5, 5, 5, 5],
+            [10, 7],
+        );
         assert_eq!(greedy_pick(&game), ("h".into(), Reason::Capture(10)));
     }
 
     #[test]
     fn simple_strategies_pick_as_named() {
         let game = position(Ruleset::Mankala, &[2, 5, 1, 5, 1, 0], &[3; 6], [2, 2]);
-        let pick = |name: &str| name.parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap().pit.to_string();
+        let pick = |name: &str| {
+            name.parse::<Opponent>()
+                .unwrap()
+                .choose(&game, &mut SplitMix64::new(0))
+                .unwrap()
+                .pit
+                .to_string()
+        };
         assert_eq!(pick("first"), "a");
         assert_eq!(pick("last"), "e");
         assert_eq!(pick("first-largest"), "b");
@@ -490,20 +602,46 @@ mod tests {
         assert_eq!(pick("first-smallest"), "c");
         assert_eq!(pick("last-smallest"), "e");
         assert!("greedy-sideways".parse::<Opponent>().is_err());
-        for name in ["greedy", "greedy-first", "random", "strong", "quick", "blitz", "search-5ms"] {
+        for name in [
+            "greedy",
+            "greedy-first",
+            "random",
+            "strong",
+            "quick",
+            "blitz",
+            "search-5ms",
+        ] {
             assert_eq!(name.parse::<Opponent>().unwrap().to_string(), name);
         }
     }
 
     #[test]
     fn the_search_finds_a_capture_and_a_winning_finish() {
-        let game = position(Ruleset::SuperWari, &[1, 0, 0, 0, 0, 0, 0, 4], &[1, 2, 1, 2, 5, 5, 5, 5], [10, 7]);
-        let choice = "search-50ms".parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap();
+        let game = position(
+            Ruleset::SuperWari,
+            &[1, 0, 0, 0, 0, 0, 0, 4],
+            &[1, 2, 1, 2, 5, 5, 5, 5],
+            [10, 7],
+        );
+        let choice = "search-50ms"
+            .parse::<Opponent>()
+            .unwrap()
+            .choose(&game, &mut SplitMix64::new(0))
+            .unwrap();
         assert_eq!(choice.pit.to_string(), "h");
         assert!(choice.depth >= 4 && choice.nodes > 0, "{choice:?}");
         // Waurie: South's f ends in the endpit and leaves South empty: an immediate win.
-        let game = position(Ruleset::Waurie, &[0, 0, 0, 0, 2, 1], &[9, 9, 9, 9, 4, 0], [3, 2]);
-        let choice = "search-20ms".parse::<Opponent>().unwrap().choose(&game, &mut SplitMix64::new(0)).unwrap();
+        let game = position(
+            Ruleset::Waurie,
+            &[0, 0, 0, 0, 2, 1],
+            &[9, 9, 9, 9, 4, 0],
+            [3, 2],
+        );
+        let choice = "search-20ms"
+            .parse::<Opponent>()
+            .unwrap()
+            .choose(&game, &mut SplitMix64::new(0))
+            .unwrap();
         assert_eq!(choice.eval.map(|e| e > WIN - 100), Some(true), "{choice:?}");
     }
 }

@@ -98,6 +98,9 @@ pub struct GameRecord {
     pub reminded: Option<u64>,
     pub mails: Vec<HandledMail>,
     pub outbox: Vec<StoredMail>,
+    /// The side the referee itself plays, in a game against the computer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<String>,
 }
 
 /// What can go wrong with the store: the disk, or a file that is not a game.
@@ -148,6 +151,7 @@ impl GameRecord {
             reminded: None,
             mails: Vec::new(),
             outbox: Vec::new(),
+            computer: None,
         };
         record.set_turns(&sheet.game, None, now);
         record
@@ -250,6 +254,11 @@ impl GameRecord {
                 .as_deref()
                 .is_some_and(|a| a.eq_ignore_ascii_case(address))
         })
+    }
+
+    /// The side the referee plays, if it plays one.
+    pub fn computer_side(&self) -> Option<Side> {
+        self.computer.as_deref().and_then(|s| s.parse().ok())
     }
 
     pub fn player(&self, side: Side) -> &PlayerRecord {

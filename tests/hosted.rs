@@ -476,3 +476,46 @@ fn the_broadcast_with_a_first_move_starts_a_stored_game() {
     let out = replies(deliver(&alone_referee, &alone));
     assert!(out[0].body.contains("no opponent"), "{}", out[0].body);
 }
+
+#[test]
+fn a_game_against_the_computer_by_mail() {
+    let dir = temp_dir("computer");
+    let referee = referee(&dir);
+    // Alice plays North: the computer (South) moves first, in the same reply.
+    let out = replies(deliver(
+        &referee,
+        &format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <pc-start@players.example>\n\nnew mankala with computer as north\n"),
+    ));
+    assert_eq!(out.len(), 1, "only Alice gets mail");
+    let mut mail = out.into_iter().next().unwrap();
+    assert!(
+        mail.body.contains("Computer (South) played"),
+        "{}",
+        mail.body
+    );
+    assert_eq!(the_game(&dir).computer.as_deref(), Some("south"));
+    let mut rng = SplitMix64::new(5);
+    for n in 0..200 {
+        let sheet = Sheet::parse(&mail.body).unwrap();
+        let Some(side) = sheet.game.to_move() else {
+            break;
+        };
+        assert_eq!(
+            side,
+            Side::North,
+            "the computer never leaves its move to Alice"
+        );
+        let legal = sheet.game.legal_moves();
+        let pit = legal.nth(rng.below(legal.len())).unwrap();
+        let reply = press_reply(
+            ALICE,
+            &mail,
+            &format!("move {pit}"),
+            &format!("pc{n}@players.example"),
+        );
+        mail = replies(deliver(&referee, &reply)).remove(0);
+        assert!(!mail.body.contains("no move was played"), "{}", mail.body);
+    }
+    assert!(the_game(&dir).sheet().unwrap().game.is_over());
+    assert!(mail.body.contains("Result: "));
+}

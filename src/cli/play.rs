@@ -21,7 +21,9 @@ computer's reply), help, quit.
 pub fn hint(sheet: &Sheet, opponent: Option<Opponent>, json: bool) -> CliResult {
     let opponent = opponent.unwrap_or_else(Opponent::strong);
     let Some(choice) = opponent.choose(&sheet.game, &mut SplitMix64::new(seed())) else {
-        return Err(Failure::data("the game is over: there is no move to suggest"));
+        return Err(Failure::data(
+            "the game is over: there is no move to suggest",
+        ));
     };
     if json {
         let value = serde_json::json!({
@@ -88,10 +90,16 @@ pub fn play(
                 .choose(&sheet.game, &mut rng)
                 .ok_or_else(|| Failure::data("the computer has no move"))?;
             sheet.game.play_unchecked(choice.pit);
-            out.push_str(&format!("{side} plays {}: {}\n\n{sheet}", choice.pit, choice.reason));
+            out.push_str(&format!(
+                "{side} plays {}: {}\n\n{sheet}",
+                choice.pit, choice.reason
+            ));
             continue;
         }
-        out.push_str(&format!("Your move ({side}; legal: {}) > ", sheet.game.legal_moves()));
+        out.push_str(&format!(
+            "Your move ({side}; legal: {}) > ",
+            sheet.game.legal_moves()
+        ));
         print(&std::mem::take(&mut out))?;
         let _ = io::stdout().flush();
         let Some(Ok(line)) = lines.next() else {
@@ -108,7 +116,10 @@ pub fn play(
             }
             "hint" => {
                 if let Some(choice) = Opponent::strong().choose(&sheet.game, &mut rng) {
-                    out.push_str(&format!("Hint: {}\n", describe(&choice, &Opponent::strong())));
+                    out.push_str(&format!(
+                        "Hint: {}\n",
+                        describe(&choice, &Opponent::strong())
+                    ));
                 }
             }
             "undo" => match undone(&sheet.game, human) {
@@ -149,7 +160,10 @@ pub fn play(
 fn undone(game: &Game, human: Side) -> Option<Game> {
     let sowings = game.sowings();
     let last = sowings.iter().rposition(|s| s.side == human)?;
-    let start = sowings[..=last].iter().rposition(|s| s.side != human).map_or(0, |i| i + 1);
+    let start = sowings[..=last]
+        .iter()
+        .rposition(|s| s.side != human)
+        .map_or(0, |i| i + 1);
     let mut replay = Game::from_position(*game.start());
     for sowing in &sowings[..start] {
         replay.play_unchecked(sowing.pit);

@@ -10,7 +10,8 @@ use super::referee::{
     Commit, Outgoing, Referee, Refusal, COMMENT_INDENT, SIGNATURE,
 };
 use super::text;
-use crate::engine::{EndReason, Pit, Ruleset, Side};
+use crate::engine::{EndReason, Pit, Ruleset, Side, SplitMix64};
+use crate::opponent::Opponent;
 use crate::sheet::{Players, RawSheet, Sheet};
 use crate::store::{self, GameLock, GameRecord, Secrets, Store, StoreError, StoredMail};
 use std::sync::Arc;
@@ -102,7 +103,12 @@ fn new_command(ruleset: Ruleset, rest: &[&str], line: &str) -> Result<Command, R
             opponent,
             side,
         }),
-        Some(computer) if computer == "computer" => Err(Refusal::NoComputer),
+        Some(computer) if computer == "computer" => Ok(Command::New {
+            ruleset,
+            stones,
+            opponent: computer,
+            side,
+        }),
         _ => Err(bad()),
     }
 }
@@ -249,6 +255,7 @@ impl Referee {
                     return self.refuse_in_game(mail, from, &secrets, &refusal, &sheet, side)
                 }
             };
+            let news = news + &computer_turns(&mut sheet, record.computer_side());
             record.set_turns(&sheet.game, mail.message_id.as_deref(), now);
             (news, comment(mail, false))
         };
@@ -486,27 +493,33 @@ impl Referee {
             name: clean_name(&from.short_name()),
             address: Some(from.address.clone()),
         };
+        let computer = (opponent == "computer").then_some(side.other());
         let opponent_box = Mailbox {
             name: None,
             address: opponent.to_string(),
         };
-        *players.get_mut(side.other()) = crate::sheet::Player {
-            name: clean_name(&opponent_box.short_name()),
-            address: Some(opponent.to_string()),
+        *players.get_mut(side.other()) = match computer {
+            Some(_) => crate::sheet::Player {
+                name: "Computer".to_string(),
+                address: None,
+            },
+            None => crate::sheet::Player {
+                name: clean_name(&opponent_box.short_name()),
+                address: Some(opponent.to_string()),
+            },
         };
         let sheet = Sheet::new(rules, players);
-        self.start_stored(
-            store,
-            secrets,
-            mail,
-            sheet,
-            format!(
-                "{} challenges {} to {}.",
-                sheet_name(&from.short_name()),
-                opponent,
-                ruleset.title()
-            ),
-        )
+        let news = format!(
+            "{} challenges {} to {}.",
+            sheet_name(&from.short_name()),
+            if computer.is_some() {
+                "the computer"
+            } else {
+                opponent
+            },
+            ruleset.title()
+        );
+        self.start_stored(store, secrets, mail, sheet, news, computer)
     }
 
     /// Keeps a new game and mails both players its sheet with their keys.
@@ -517,6 +530,7 @@ impl Referee {
         mail: &Incoming,
         mut sheet: Sheet,
         news: String,
+        computer: Option<Side>,
     ) -> Answer {
         // The same mail delivered twice starts one game: starts are noted
         // by Message-ID, under a lock of their own.
@@ -546,7 +560,10 @@ impl Referee {
             }
         }
         drop(starting);
+        // Against the computer, it moves at once when it is its turn.
+        let news = news + &computer_turns(&mut sheet, computer);
         let mut record = GameRecord::new(&id, &sheet, store::now());
+        record.computer = computer.map(|side| side.as_str().to_string());
         let replies = self.to_both(secrets, mail, &sheet, &news, None);
         self.keep_and_answer(
             store,
@@ -596,7 +613,7 @@ impl Referee {
             Ok(news) => news,
             Err(refusal) => return self.refuse(mail, from, &refusal, Some(&sheet)),
         };
-        self.start_stored(store, secrets, mail, sheet, news)
+        self.start_stored(store, secrets, mail, sheet, news, None)
     }
 
     fn help(&self, mail: &Incoming, from: &Mailbox) -> Answer {
@@ -632,6 +649,32 @@ impl Referee {
             summary: format!("games to {}", from.address),
             commit: None,
         }
+    }
+}
+
+/// The computer's turns, when it is to move: the news of what it played.
+fn computer_turns(sheet: &mut Sheet, computer: Option<Side>) -> String {
+    let Some(side) = computer else {
+        return String::new();
+    };
+    let opponent = Opponent::default_for(sheet.game.rules().ruleset);
+    let mut rng = SplitMix64::new(store::now());
+    let mut played = Vec::new();
+    while sheet.game.to_move() == Some(side) {
+        let Some(choice) = opponent.choose(&sheet.game, &mut rng) else {
+            break;
+        };
+        sheet.game.play_unchecked(choice.pit);
+        played.push(format!("{} ({})", choice.pit, choice.reason));
+    }
+    if played.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " {} ({side}) played {}.",
+            sheet.name(side),
+            played.join(", then ")
+        )
     }
 }
 
@@ -746,7 +789,7 @@ mod tests {
         assert!(command_line("new wari with bob").is_err());
         assert!(matches!(
             command_line("new wari with computer"),
-            Err(Refusal::NoComputer)
+            Ok(Some(Command::New { .. }))
         ));
     }
 }

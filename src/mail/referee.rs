@@ -141,8 +141,6 @@ pub enum Refusal {
     OutOfDate,
     #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
     BadCommand(String),
-    #[error("there is no computer opponent yet")]
-    NoComputer,
     #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
     NoOpponent,
 }
