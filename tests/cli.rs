@@ -270,3 +270,70 @@ fn help_reads_well() {
     }
     assert!(text.contains("Exit status"));
 }
+
+#[test]
+fn play_takes_moves_piped_in_and_saves_the_sheet() {
+    let dir = temp_dir("play");
+    let save = dir.join("game.txt");
+    // More moves than the game needs, some illegal: each gets an answer.
+    let moves: String = "help\nhint\nd\nundo\n".to_string() + &"a\nb\nc\nd\ne\nf\n".repeat(60);
+    let out = mancala(
+        &[
+            "play",
+            "mankala",
+            "--opponent",
+            "first",
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        &moves,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for seen in [
+        "Type a pit to sow it",
+        "Hint: ",
+        "Taken back.",
+        "North plays ",
+        "The game is over.",
+        "Result: ",
+    ] {
+        assert!(text.contains(seen), "no '{seen}' in the session:\n{text}");
+    }
+    let shown = mancala(&["show", "--json", save.to_str().unwrap()], "");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&shown)).unwrap();
+    assert_eq!(json["over"], true);
+}
+
+#[test]
+fn hint_json_names_the_move() {
+    let start = stdout(&mancala(&["new", "mankala"], ""));
+    let out = mancala(&["hint", "-", "--json", "--opponent", "greedy"], &start);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        json["move"], "d",
+        "three stones, three from home: a free turn"
+    );
+    let out = mancala(&["hint", "-", "--json", "--opponent", "blitz"], &start);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(json["move"].as_str().is_some_and(|m| "abcdef".contains(m)));
+    assert!(json["depth"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn tournament_counts_wins_draws_and_losses() {
+    let out = mancala(
+        &["tournament", "wari", "blitz", "greedy", "--games", "4"],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("blitz against greedy: 4 wins, 0 draws, 0 losses"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ms a move") && text.contains("M nodes a second"),
+        "{text}"
+    );
+}

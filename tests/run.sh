@@ -16,3 +16,6 @@ MANCALA_BIN=target/x86_64-unknown-linux-gnu/release/mancala python3 tests/opensp
 
 echo "== end to end through Postfix and procmail"
 tests/e2e/run.sh target/x86_64-unknown-linux-gnu/release/mancala
+
+echo "== play at a terminal, under tmux"
+tests/e2e/play-tmux.sh target/x86_64-unknown-linux-gnu/release/mancala
