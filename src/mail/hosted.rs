@@ -737,7 +737,8 @@ The mancala referee keeps your games and mails both players the board
 after every move. Write one command a line, in your own text:
 
     new RULESET [stones N] with ADDRESS [as south|north]
-                  start a game (super-wari, wari, waurie or mankala)
+                  start a game (super-wari, wari, waurie or mankala);
+                  with computer: play the referee itself
     move c        sow your pit c; a bonus sowing is written c-f
     board         the board of the game this mail is about, again
     resign        give the game up
