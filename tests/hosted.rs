@@ -2,9 +2,7 @@
 //! each mail applied once, even when twenty arrive at once or a process
 //! dies mid-save; reminders and forfeits by the clock.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
 use mancala::mail::incoming::Incoming;
@@ -12,16 +10,13 @@ use mancala::mail::referee::{Answer, Outgoing, Referee};
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
 
+mod common;
+
+use common::{run, spawn, temp_dir};
+
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";
 const BOB: &str = "bob@players.example";
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mancala-hosted-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn referee(dir: &Path) -> Referee {
     Referee::with_store(REFEREE, Store::open(dir).unwrap())
@@ -239,18 +234,6 @@ fn an_old_board_gets_the_current_one_not_a_wrong_move() {
     assert_eq!(the_game(&dir).turns.len(), 1);
 }
 
-fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn twenty_deliveries_of_one_move_at_once_apply_it_once() {
     let dir = temp_dir("twenty");
@@ -259,28 +242,19 @@ fn twenty_deliveries_of_one_move_at_once_apply_it_once() {
     let out_dir = dir.join("out");
     let children: Vec<_> = (0..20)
         .map(|_| {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
-                .args([
+            let send = format!("dir:{}", out_dir.display());
+            spawn(
+                &[
                     "mail",
                     "--from",
                     REFEREE,
                     "--store",
                     dir.to_str().unwrap(),
                     "--send",
-                    &format!("dir:{}", out_dir.display()),
-                ])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(mail.as_bytes())
-                .unwrap();
-            child
+                    &send,
+                ],
+                mail.as_bytes(),
+            )
         })
         .collect();
     for mut child in children {
@@ -324,19 +298,10 @@ fn a_process_killed_while_saving_leaves_the_old_or_the_new_game() {
             &format!("move {pit}"),
             &format!("k{n}@players.example"),
         );
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
-            .args(["mail", "--from", REFEREE, "--store", &store])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(mail.as_bytes())
-            .unwrap();
+        let mut child = spawn(
+            &["mail", "--from", REFEREE, "--store", &store],
+            mail.as_bytes(),
+        );
         std::thread::sleep(std::time::Duration::from_micros(rng.below(3000) as u64));
         let _ = child.kill();
         let _ = child.wait();

@@ -3,23 +3,21 @@
 //! broadcast mailed back, mail that must never be answered, and whole games
 //! played by replying to the referee's own mails.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use mancala::engine::{Ruleset, SplitMix64};
 use mancala::mail::incoming::Incoming;
 use mancala::mail::referee::{Answer, Outgoing, Referee};
 use mancala::sheet::{parse_sowings, Players, Sheet};
 
+mod common;
+
+use common::repo;
+
 const REFEREE: &str = "referee@referee.example";
 
 fn referee() -> Referee {
     Referee::new(REFEREE)
-}
-
-fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 fn answer(raw: &[u8]) -> Answer {
@@ -325,21 +323,10 @@ fn whole_games_by_replying_to_the_referee() {
     }
 }
 
+/// The binary's mail command, keeping no games: these check the mail layer
+/// as such, games living in their mails.
 fn run_mail(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
-        // These check the mail layer as such: games live in their mails.
-        .args(["mail", "--no-store"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // The referee may stop reading early; a broken pipe is its right.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
+    common::run(&[&["mail", "--no-store"], args].concat(), stdin)
 }
 
 #[test]

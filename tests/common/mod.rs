@@ -1,0 +1,52 @@
+//! What the integration tests share: the real binary, run or started with
+//! its input written; temporary folders; files of the repository.
+
+// Each test file uses a part of this.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+/// Starts `mancala ARGS` with `stdin` written and closed.
+pub fn spawn(args: &[&str], stdin: &[u8]) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mancala binary runs");
+    if let Some(mut input) = child.stdin.take() {
+        // The program may stop reading early (a mail over the size limit).
+        let _ = input.write_all(stdin);
+    }
+    child
+}
+
+/// Runs `mancala ARGS` to the end.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    spawn(args, stdin)
+        .wait_with_output()
+        .expect("the mancala binary ends")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 errors")
+}
+
+pub fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// An empty folder of this test's own.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mancala-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
