@@ -11,8 +11,6 @@ use super::{EndReason, Outcome, Pit, PitSet, Side, MAX_PITS};
 /// captured stones in the store cells and never sow into them.
 const CELLS: usize = 2 * MAX_PITS as usize + 2;
 const STORES: usize = 2 * MAX_PITS as usize;
-/// A one in every byte of the pits' word.
-const ONE_EACH: u128 = u128::from_le_bytes([1; 16]);
 
 /// `cell` brought back into a ring of `ring` cells, for `cell < 2 * ring`
 /// (cheaper than `%`, a division).
@@ -31,25 +29,39 @@ fn gather_low_bits(word: u64) -> u16 {
     ((word & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16
 }
 
-/// `RUN_OF_ONES[k]`: a one in each of the low `k` bytes.
-const RUN_OF_ONES: [u128; 17] = {
-    let mut runs = [0u128; 17];
-    let mut k = 1;
-    while k <= 16 {
-        runs[k] = ONE_EACH >> (8 * (16 - k));
-        k += 1;
+/// `RING_ONES[pits][start][len]`: `len` ones, a byte each, from byte
+/// `start` of the ring of both rows' pits (`2 * pits` bytes), wrapping
+/// round to byte 0. Made at compile time: a sowing then costs one load.
+static RING_ONES: [[[u128; 17]; 16]; MAX_PITS as usize + 1] = {
+    let mut table = [[[0u128; 17]; 16]; MAX_PITS as usize + 1];
+    let mut pits = 1;
+    while pits <= MAX_PITS as usize {
+        let ring = 2 * pits;
+        let mut start = 0;
+        while start < ring {
+            let mut len = 0;
+            while len <= ring {
+                let mut word = 0u128;
+                let mut i = 0;
+                while i < len {
+                    word |= 1 << (8 * ((start + i) % ring));
+                    i += 1;
+                }
+                table[pits][start][len] = word;
+                len += 1;
+            }
+            start += 1;
+        }
+        pits += 1;
     }
-    runs
+    table
 };
 
-/// `len` ones, a byte each, from byte `start` of a ring of `ring` bytes
-/// (wrapping round to byte 0); `len <= ring <= 16`.
+/// `len` ones, a byte each, from byte `start` of the pits' ring (wrapping
+/// round to byte 0); `start < 2 * ring`, `len <= ring`.
 #[inline]
 fn ring_ones(start: usize, len: usize, ring: usize) -> u128 {
-    let ones = |k: usize| RUN_OF_ONES[k];
-    let start = wrap(start, ring);
-    let first = len.min(ring - start);
-    ones(first) << (8 * start) | ones(len - first)
+    RING_ONES[ring / 2][wrap(start, ring)][len]
 }
 
 /// Where a sowing's last stone fell.
