@@ -101,6 +101,7 @@ impl Game {
     }
 
     /// The pits the player to move may sow; empty once the game is over.
+    #[inline]
     pub fn legal_moves(&self) -> super::PitSet {
         if self.is_over() {
             super::PitSet::EMPTY
@@ -128,12 +129,14 @@ impl Game {
     }
 
     /// Plays a sowing already known to be legal (replays, search).
+    #[inline]
     pub fn play_unchecked(&mut self, pit: Pit) -> Sowing {
         let sowing = self.position.play_unchecked(pit);
         self.record(sowing);
         sowing
     }
 
+    #[inline]
     fn record(&mut self, sowing: Sowing) {
         self.sowings.push(PlayedSowing {
             side: sowing.side,
