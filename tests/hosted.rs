@@ -484,3 +484,43 @@ fn a_game_against_the_computer_by_mail() {
     assert!(the_game(&dir).sheet().unwrap().game.is_over());
     assert!(mail.body.contains("Result: "));
 }
+
+#[test]
+fn no_mail_makes_the_hosted_referee_panic() {
+    let dir = temp_dir("fuzz");
+    let referee = referee(&dir);
+    let (alice, bob) = challenge(&referee);
+    let seeds: Vec<Vec<u8>> = vec![
+        press_reply(ALICE, &alice, "move c", "z1@players.example").into_bytes(),
+        press_reply(BOB, &bob, "resign", "z2@players.example").into_bytes(),
+        press_reply(ALICE, &alice, "board\nhelp\ngames", "z3@players.example").into_bytes(),
+        format!("From: {ALICE}\nSubject: new wari stones 5 with {BOB} as north\n\nnew mankala with computer\n").into_bytes(),
+    ];
+    let mut rng = SplitMix64::new(77);
+    for round in 0..1500 {
+        let mut raw = seeds[round % seeds.len()].clone();
+        for _ in 0..1 + rng.below(6) {
+            if raw.is_empty() {
+                break;
+            }
+            let at = rng.below(raw.len());
+            match rng.below(3) {
+                0 => raw[at] = rng.next_u64() as u8,
+                1 => raw.truncate(at),
+                _ => {
+                    let other = &seeds[rng.below(seeds.len())];
+                    let from = rng.below(other.len());
+                    raw.splice(
+                        at..at,
+                        other[from..(from + 80).min(other.len())].iter().copied(),
+                    );
+                }
+            }
+        }
+        let _ = deliver(&referee, &String::from_utf8_lossy(&raw));
+    }
+    // Whatever happened, every game file still reads back.
+    for record in Store::open(&dir).unwrap().list().unwrap() {
+        record.sheet().unwrap();
+    }
+}
