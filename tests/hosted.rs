@@ -524,3 +524,27 @@ fn no_mail_makes_the_hosted_referee_panic() {
         record.sheet().unwrap();
     }
 }
+
+#[test]
+fn board_sends_the_board_again_unless_a_move_comes_with_it() {
+    let dir = temp_dir("board");
+    let referee = referee(&dir);
+    let (alice, _) = challenge(&referee);
+    let out = replies(deliver(
+        &referee,
+        &press_reply(ALICE, &alice, "board", "bd1@players.example"),
+    ));
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].body.starts_with("The board, as you asked:"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(the_game(&dir).turns.len(), 0);
+    let out = replies(deliver(
+        &referee,
+        &press_reply(ALICE, &alice, "board\nmove c", "bd2@players.example"),
+    ));
+    assert_eq!(out.len(), 2, "a move goes to both");
+    assert_eq!(the_game(&dir).turns.len(), 1);
+}

@@ -222,7 +222,12 @@ impl Referee {
             sheet.game.resign(side);
             record.concede(side, EndReason::Resignation, now);
             (format!("{} resigned.", sheet.name(side)), String::new())
-        } else if commands.contains(&Command::Board) {
+        } else if commands.contains(&Command::Board)
+            && !text::own_lines(&mail.text)
+                .iter()
+                .any(|(_, l)| move_line(l).is_some())
+        {
+            // Only the board was asked for: with a move line too, the move is played.
             let body = self.keyed_body(&secrets, &sheet, side, "The board, as you asked:", None);
             let mut reply = self.reply_to(mail, vec![from.clone()], body);
             reply.reply_to = Some(self.sub_address(&secrets.token(&id, side)));
