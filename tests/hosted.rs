@@ -352,6 +352,12 @@ fn reminders_and_forfeits_follow_the_clock() {
     store.save(&record).unwrap();
     let done = referee.remind(now, 7 * 86_400, 21 * 86_400).unwrap();
     assert_eq!(done.len(), 1);
+    // Not yet sent (no commit): the next run sends it again, and nudges no more.
+    let again = referee.remind(now + 60, 7 * 86_400, 21 * 86_400).unwrap();
+    assert!(
+        matches!(&again[..], [(mancala::mail::hosted::Reminder::Resent { .. }, mails, _)] if mails == &done[0].1)
+    );
+    referee.commit(&again[0].2).unwrap();
     assert!(
         matches!(&done[0].0, mancala::mail::hosted::Reminder::Nudged { player, .. } if player == "Alice")
     );

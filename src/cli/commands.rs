@@ -306,16 +306,20 @@ fn remind(referee: &Referee, send: &Transport, nudge: u64, forfeit: u64) -> CliR
             code: super::exit::TEMPFAIL,
             message: e.to_string(),
         })?;
-    for (what, mail) in done {
+    for (what, mail, commit) in done {
         let messages: Vec<_> = mail
             .iter()
             .filter_map(|out| transport::build(referee, out, now).ok())
             .collect();
+        // Not sent: the store keeps them, and the next run sends them again.
         send.send(referee, &messages, now).map_err(|e| Failure {
             code: super::exit::TEMPFAIL,
             message: format!("{what:?}: not sent: {e}"),
         })?;
         log(&format!("{what:?}"));
+        if let Err(e) = referee.commit(&commit) {
+            log(&format!("sent, but not recorded as sent: {e}"));
+        }
     }
     Ok(())
 }

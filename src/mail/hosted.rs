@@ -803,9 +803,22 @@ mod tests {
 /// What `remind` did to one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reminder {
-    Nudged { game: String, player: String },
-    Forfeited { game: String, player: String },
+    Nudged {
+        game: String,
+        player: String,
+    },
+    Forfeited {
+        game: String,
+        player: String,
+    },
+    /// A notice whose sending failed before, sent again.
+    Resent {
+        game: String,
+    },
 }
+
+/// What the store notes a reminder's mails under, in place of a Message-ID.
+const REMINDER: &str = "reminder-";
 
 impl Referee {
     /// Nudges the player to move in every game idle for `nudge` seconds
@@ -819,7 +832,7 @@ impl Referee {
         now: u64,
         nudge: u64,
         forfeit: u64,
-    ) -> Result<Vec<(Reminder, Vec<Outgoing>)>, StoreError> {
+    ) -> Result<Vec<(Reminder, Vec<Outgoing>, Commit)>, StoreError> {
         let Some(store) = &self.store else {
             return Ok(Vec::new());
         };
@@ -830,6 +843,33 @@ impl Referee {
             let Some(mut record) = store.load(&listed.id)? else {
                 continue;
             };
+            // A reminder or forfeit notice whose sending failed last time goes again.
+            let unsent: Vec<String> = record
+                .mails
+                .iter()
+                .filter(|m| !m.sent && m.message_id.starts_with(REMINDER))
+                .map(|m| m.message_id.clone())
+                .collect();
+            for id in unsent {
+                let mails = record
+                    .outbox
+                    .iter()
+                    .filter(|m| m.answers == id)
+                    .map(from_stored)
+                    .collect();
+                let what = Reminder::Resent {
+                    game: record.id.clone(),
+                };
+                done.push((
+                    what,
+                    mails,
+                    Commit {
+                        game: record.id.clone(),
+                        message_id: id,
+                        lock: None,
+                    },
+                ));
+            }
             let Ok(mut sheet) = record.sheet() else {
                 continue;
             };
@@ -839,33 +879,41 @@ impl Referee {
             let idle = now.saturating_sub(record.last_activity);
             let name = sheet.name(side).to_string();
             let days = idle / 86_400;
-            if idle >= forfeit {
+            let (what, mails) = if idle >= forfeit {
                 sheet.game.forfeit(side);
                 record.concede(side, EndReason::Forfeit, now);
-                store.save(&record)?;
                 let news =
                     format!("{name} has not moved for {days} days, and so forfeits the game.");
-                let mails = self.game_mails(&secrets, &sheet, &news, &Side::BOTH);
-                done.push((
-                    Reminder::Forfeited {
-                        game: record.id.clone(),
-                        player: name,
-                    },
-                    mails,
-                ));
+                let what = Reminder::Forfeited {
+                    game: record.id.clone(),
+                    player: name,
+                };
+                (what, self.game_mails(&secrets, &sheet, &news, &Side::BOTH))
             } else if idle >= nudge && record.reminded.is_none() {
                 record.reminded = Some(now);
-                store.save(&record)?;
                 let news = format!("A reminder: it has been your move for {days} days.");
-                let mails = self.game_mails(&secrets, &sheet, &news, &[side]);
-                done.push((
-                    Reminder::Nudged {
-                        game: record.id.clone(),
-                        player: name,
-                    },
-                    mails,
-                ));
-            }
+                let what = Reminder::Nudged {
+                    game: record.id.clone(),
+                    player: name,
+                };
+                (what, self.game_mails(&secrets, &sheet, &news, &[side]))
+            } else {
+                continue;
+            };
+            // Kept in the outbox until sent, as the answers to mails are.
+            let id = format!("{REMINDER}{now}");
+            let stored = mails.iter().map(|m| to_stored(&id, m)).collect();
+            record.remember(&id, stored, now);
+            store.save(&record)?;
+            done.push((
+                what,
+                mails,
+                Commit {
+                    game: record.id.clone(),
+                    message_id: id,
+                    lock: None,
+                },
+            ));
         }
         Ok(done)
     }
