@@ -366,22 +366,29 @@ impl Store {
                 error: io::Error::other("no random numbers"),
             })?;
         let hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
-        // Whoever makes the file first wins; everyone then reads it.
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        match options.open(&path) {
-            Ok(mut file) => {
-                file.write_all(hex.as_bytes())
-                    .and_then(|()| file.sync_all())
-                    .map_err(io_error(&path))?;
+        // Written whole beside it, then linked into place: whoever links
+        // first wins, and nobody ever reads a key half written.
+        if !path.exists() {
+            let temp = self.dir.join(format!(".key.{}.tmp", std::process::id()));
+            let mut options = OpenOptions::new();
+            options.write(true).create(true).truncate(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
             }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(io_error(&path)(e)),
+            let written = options
+                .open(&temp)
+                .and_then(|mut file| {
+                    file.write_all(hex.as_bytes())
+                        .and_then(|()| file.sync_all())
+                })
+                .and_then(|()| match fs::hard_link(&temp, &path) {
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+                    other => other,
+                });
+            let _ = fs::remove_file(&temp);
+            written.map_err(io_error(&path))?;
         }
         let text = fs::read_to_string(&path).map_err(io_error(&path))?;
         if text.trim().len() < 32 {

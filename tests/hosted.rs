@@ -554,3 +554,35 @@ fn board_sends_the_board_again_unless_a_move_comes_with_it() {
     assert_eq!(out.len(), 2, "a move goes to both");
     assert_eq!(the_game(&dir).turns.len(), 1);
 }
+
+#[test]
+fn a_new_store_made_by_ten_deliveries_at_once_has_one_key() {
+    let dir = temp_dir("new-store");
+    let store_dir = dir.join("store");
+    let children: Vec<_> = (0..10)
+        .map(|n| {
+            let mail = format!(
+                "From: {ALICE}\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <ns{n}@players.example>\n\nnew wari with {BOB}\n"
+            );
+            spawn(&["mail", "--from", REFEREE, "--store", store_dir.to_str().unwrap()], mail.as_bytes())
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    assert!(outputs.iter().all(|o| o.status.success()));
+    let store = Store::open(&store_dir).unwrap();
+    assert_eq!(store.list().unwrap().len(), 10);
+    // Every key any process mailed out is one the store's secret vouches for.
+    let secrets = store.secrets().unwrap();
+    for output in outputs {
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Your key for game"))
+            .expect("a key line");
+        let token = line.rsplit(' ').next().unwrap();
+        assert!(secrets.check(token).is_some(), "{token} does not check");
+    }
+}
