@@ -565,3 +565,22 @@ fn resignation_ends_the_game_for_the_other_side() {
         (Some(Side::North), EndReason::Resignation)
     );
 }
+
+#[test]
+fn wari_feeding_an_empty_row_may_not_then_capture_all_of_it() {
+    // North's d (19 stones) feeds South's empty row, laps, and ends with
+    // every South cell at 2: a capture of all, so d is illegal (found by the
+    // OpenSpiel cross-check).
+    let mut p = setup(
+        Ruleset::Wari,
+        &[0; 6],
+        &[0, 5, 0, 19, 0, 3],
+        [10, 11],
+        Side::North,
+    );
+    assert_eq!(p.legal_moves(), pits("bf"));
+    assert_eq!(
+        p.play(pit('d')).unwrap_err().kind,
+        PlayErrorKind::StarvesOpponent
+    );
+}
