@@ -505,24 +505,7 @@ fn no_mail_makes_the_hosted_referee_panic() {
     let mut rng = SplitMix64::new(77);
     for round in 0..1500 {
         let mut raw = seeds[round % seeds.len()].clone();
-        for _ in 0..1 + rng.below(6) {
-            if raw.is_empty() {
-                break;
-            }
-            let at = rng.below(raw.len());
-            match rng.below(3) {
-                0 => raw[at] = rng.next_u64() as u8,
-                1 => raw.truncate(at),
-                _ => {
-                    let other = &seeds[rng.below(seeds.len())];
-                    let from = rng.below(other.len());
-                    raw.splice(
-                        at..at,
-                        other[from..(from + 80).min(other.len())].iter().copied(),
-                    );
-                }
-            }
-        }
+        common::mutate(&mut raw, &seeds, 6, 80, &mut rng);
         let _ = deliver(&referee, &String::from_utf8_lossy(&raw));
     }
     // Whatever happened, every game file still reads back.

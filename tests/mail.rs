@@ -422,25 +422,7 @@ fn no_input_makes_the_referee_panic() {
     assert!(!fixtures.is_empty());
     for round in 0..3000 {
         let mut raw = fixtures[round % fixtures.len()].clone();
-        // Cut, flip and splice bytes: a crude fuzzer over real mail.
-        for _ in 0..1 + rng.below(8) {
-            if raw.is_empty() {
-                break;
-            }
-            let at = rng.below(raw.len());
-            match rng.below(3) {
-                0 => raw[at] = rng.next_u64() as u8,
-                1 => raw.truncate(at),
-                _ => {
-                    let other = &fixtures[rng.below(fixtures.len())];
-                    let from = rng.below(other.len());
-                    raw.splice(
-                        at..at,
-                        other[from..(from + 200).min(other.len())].iter().copied(),
-                    );
-                }
-            }
-        }
+        common::mutate(&mut raw, &fixtures, 8, 200, &mut rng);
         let _ = answer(&raw);
     }
 }

@@ -427,14 +427,8 @@ impl Referee {
 
     /// The replies already decided for a mail delivered again.
     fn resend(&self, record: &GameRecord, message_id: &str, lock: GameLock) -> Answer {
-        let mail = record
-            .outbox
-            .iter()
-            .filter(|m| m.answers == message_id)
-            .map(from_stored)
-            .collect();
         Answer::Reply {
-            mail,
+            mail: queued(record, message_id),
             summary: format!("game {}: resending the replies to {message_id}", record.id),
             commit: Some(Commit {
                 game: record.id.clone(),
@@ -516,7 +510,7 @@ impl Referee {
         let sheet = Sheet::new(rules, players);
         let news = format!(
             "{} challenges {} to {}.",
-            sheet_name(&from.short_name()),
+            clean_name(&from.short_name()),
             if computer.is_some() {
                 "the computer"
             } else {
@@ -694,10 +688,6 @@ fn game_subject(sheet: &Sheet) -> String {
     )
 }
 
-fn sheet_name(name: &str) -> String {
-    clean_name(name)
-}
-
 fn to_stored(answers: &str, out: &Outgoing) -> StoredMail {
     StoredMail {
         answers: answers.to_string(),
@@ -715,6 +705,16 @@ fn to_stored(answers: &str, out: &Outgoing) -> StoredMail {
         in_reply_to: out.in_reply_to.clone(),
         references: out.references.clone(),
     }
+}
+
+/// The replies kept for the mail `message_id`, not yet sent.
+fn queued(record: &GameRecord, message_id: &str) -> Vec<Outgoing> {
+    record
+        .outbox
+        .iter()
+        .filter(|m| m.answers == message_id)
+        .map(from_stored)
+        .collect()
 }
 
 fn from_stored(stored: &StoredMail) -> Outgoing {
@@ -851,24 +851,11 @@ impl Referee {
                 .map(|m| m.message_id.clone())
                 .collect();
             for id in unsent {
-                let mails = record
-                    .outbox
-                    .iter()
-                    .filter(|m| m.answers == id)
-                    .map(from_stored)
-                    .collect();
+                let mails = queued(&record, &id);
                 let what = Reminder::Resent {
                     game: record.id.clone(),
                 };
-                done.push((
-                    what,
-                    mails,
-                    Commit {
-                        game: record.id.clone(),
-                        message_id: id,
-                        lock: None,
-                    },
-                ));
+                done.push((what, mails, Commit::unlocked(&record.id, id)));
             }
             let Ok(mut sheet) = record.sheet() else {
                 continue;
@@ -905,15 +892,7 @@ impl Referee {
             let stored = mails.iter().map(|m| to_stored(&id, m)).collect();
             record.remember(&id, stored, now);
             store.save(&record)?;
-            done.push((
-                what,
-                mails,
-                Commit {
-                    game: record.id.clone(),
-                    message_id: id,
-                    lock: None,
-                },
-            ));
+            done.push((what, mails, Commit::unlocked(&record.id, id)));
         }
         Ok(done)
     }

@@ -102,6 +102,17 @@ pub struct Commit {
     pub(super) lock: Option<std::sync::Arc<crate::store::GameLock>>,
 }
 
+impl Commit {
+    /// A commit that holds no lock: [`Referee::commit`] takes the game's own.
+    pub(super) fn unlocked(game: &str, message_id: String) -> Commit {
+        Commit {
+            game: game.to_string(),
+            message_id,
+            lock: None,
+        }
+    }
+}
+
 /// Why a mail's move was not played, said to the player.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {

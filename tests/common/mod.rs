@@ -50,3 +50,30 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     dir
 }
+
+/// Cuts, flips and splices bytes of `raw`, 1 to `most` times (splices of
+/// at most `splice` bytes taken from `pool`): a crude fuzzer over real mail.
+pub fn mutate(
+    raw: &mut Vec<u8>,
+    pool: &[Vec<u8>],
+    most: usize,
+    splice: usize,
+    rng: &mut mancala::engine::SplitMix64,
+) {
+    for _ in 0..1 + rng.below(most) {
+        if raw.is_empty() {
+            return;
+        }
+        let at = rng.below(raw.len());
+        match rng.below(3) {
+            0 => raw[at] = rng.next_u64() as u8,
+            1 => raw.truncate(at),
+            _ => {
+                let other = &pool[rng.below(pool.len())];
+                let from = rng.below(other.len().max(1));
+                let end = (from + splice).min(other.len());
+                raw.splice(at..at, other.get(from..end).unwrap_or(&[]).iter().copied());
+            }
+        }
+    }
+}

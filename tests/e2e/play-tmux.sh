@@ -8,18 +8,17 @@ command -v tmux >/dev/null || { echo "tmux is missing (apt-get install tmux)" >&
 dir=$(mktemp -d)
 socket="$dir/tmux.sock"
 passed=0 failed=0
+screen() { tmux -S "$socket" capture-pane -p -t play; }
 check() { # check NAME PATTERN: the screen shows PATTERN
-    local screen
-    screen=$(tmux -S "$socket" capture-pane -p -t play)
-    if grep -q -- "$2" <<<"$screen"; then
+    if screen | grep -q -- "$2"; then
         passed=$((passed + 1)); echo "ok   $1"
     else
-        failed=$((failed + 1)); echo "FAIL $1: no '$2' on the screen:"; echo "$screen"
+        failed=$((failed + 1)); echo "FAIL $1: no '$2' on the screen:"; screen
     fi
 }
 wait_for() { # wait_for PATTERN: until the screen shows it, 5 s at most
     for _ in $(seq 50); do
-        tmux -S "$socket" capture-pane -p -t play | grep -q -- "$1" && return 0
+        screen | grep -q -- "$1" && return 0
         sleep 0.1
     done
 }
