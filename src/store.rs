@@ -358,17 +358,17 @@ impl Store {
     /// When it cannot be read or made.
     pub fn secrets(&self) -> Result<Secrets, StoreError> {
         let path = self.dir.join("key");
-        let mut fresh = [0u8; 32];
-        SystemRandom::new()
-            .fill(&mut fresh)
-            .map_err(|_| StoreError::Io {
-                path: path.clone(),
-                error: io::Error::other("no random numbers"),
-            })?;
-        let hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
         // Written whole beside it, then linked into place: whoever links
         // first wins, and nobody ever reads a key half written.
         if !path.exists() {
+            let mut fresh = [0u8; 32];
+            SystemRandom::new()
+                .fill(&mut fresh)
+                .map_err(|_| StoreError::Io {
+                    path: path.clone(),
+                    error: io::Error::other("no random numbers"),
+                })?;
+            let hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
             let temp = self.dir.join(format!(".key.{}.tmp", std::process::id()));
             let mut options = OpenOptions::new();
             options.write(true).create(true).truncate(true);
