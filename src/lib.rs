@@ -6,7 +6,9 @@
 
 pub mod engine;
 pub mod guide;
+#[cfg(feature = "mail")]
 pub mod mail;
 pub mod opponent;
 pub mod sheet;
+#[cfg(feature = "mail")]
 pub mod store;

@@ -218,8 +218,9 @@ fn parse_duration(text: &str) -> Result<u64, String> {
     };
     number
         .parse::<u64>()
-        .map(|n| n * scale)
-        .map_err(|_| format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s"))
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s"))
 }
 
 fn parse_opponent(text: &str) -> Result<Opponent, String> {
@@ -294,6 +295,7 @@ mod tests {
         assert_eq!(parse_duration("90"), Ok(90));
         assert!(parse_duration("7 days").is_err());
         assert!(parse_duration("d").is_err());
+        assert!(parse_duration("999999999999999999d").is_err(), "no overflow");
     }
 
     #[test]

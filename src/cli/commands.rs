@@ -4,11 +4,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use mancala::engine::{Game, Rules, Ruleset, Side};
-use mancala::mail::incoming::Incoming;
-use mancala::mail::referee::{Answer, Referee};
-use mancala::mail::transport::{self, Transport};
+use mancala::mail::delivery::{DeliveryError, Report};
+use mancala::mail::hosted::{self, HostedReferee};
+use mancala::mail::letter::Letter;
+use mancala::mail::sheet_referee::SheetReferee;
+use mancala::mail::transport::{Postbox, Transport};
+use mancala::mail::Identity;
 use mancala::sheet::{self, Players, PositionJson, Sheet};
-use mancala::store::Store;
+use mancala::store::{GameId, Store};
 
 use super::args::{Args, Command};
 use super::{display_path, print, read_input, CliResult, Failure};
@@ -62,12 +65,12 @@ pub fn run(args: Args) -> CliResult {
             store,
             no_store,
         } => {
-            let referee = if no_store {
-                Referee::new(&from)
+            let store = if no_store {
+                None
             } else {
-                Referee::with_store(&from, open_store_or_default(store)?)
+                Some(open_store_or_default(store)?)
             };
-            referee_mail(&referee, &send, max_size)
+            referee_mail(&Identity::new(&from), store, send, max_size)
         }
         Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
         Command::Remind {
@@ -77,8 +80,8 @@ pub fn run(args: Args) -> CliResult {
             send,
             from,
         } => {
-            let referee = Referee::with_store(&from, open_store_or_default(store)?);
-            remind(&referee, &send, nudge, forfeit)
+            let referee = HostedReferee::new(&from, open_store_or_default(store)?);
+            remind(&referee, send, nudge, forfeit)
         }
         Command::Play {
             ruleset,
@@ -206,62 +209,59 @@ fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult 
     print(&out)
 }
 
-/// One mail in, its replies out. Every outcome but a failed send is
-/// "handled" (exit 0); a failed send exits 75 so the MTA tries again.
-fn referee_mail(referee: &Referee, send: &Transport, max_size: usize) -> CliResult {
+/// One mail in, its replies out: exit 0 once it is handled (answered,
+/// refused, or rightly ignored), 75 when the store or a send failed, so the
+/// MTA keeps the mail and tries again; the retry finishes the job.
+fn referee_mail(identity: &Identity, store: Option<Store>, send: Transport, max_size: usize) -> CliResult {
     let (raw, oversized) = read_capped(max_size)?;
-    let incoming = Incoming::parse(&raw);
-    let answer = if oversized {
-        referee.too_large(&incoming, max_size)
-    } else {
-        referee.answer(&incoming)
+    let letter = Letter::read(&raw, identity);
+    let postbox = Postbox {
+        transport: send,
+        identity: identity.clone(),
     };
-    let (mail, summary, commit) = match answer {
-        Answer::Ignore(reason) => {
-            log(&reason);
-            return Ok(());
-        }
-        Answer::Retry(reason) => {
-            return Err(Failure {
-                code: super::exit::TEMPFAIL,
-                message: format!("{reason}; try again later"),
-            })
-        }
-        Answer::Reply {
-            mail,
-            summary,
-            commit,
-        } => (mail, summary, commit),
-    };
-    let now = std::time::SystemTime::now();
-    let mut messages = Vec::new();
-    for out in &mail {
-        match transport::build(referee, out, now) {
-            Ok(message) => messages.push(message),
-            // A bad address from the mail itself: trying again cannot help.
-            Err(e) => log(&format!("reply not sent: {e}")),
-        }
-    }
-    match send.send(referee, &messages, now) {
-        Ok(()) => {
-            log(&summary);
-            if let Some(commit) = commit {
-                // The replies are out; if this fails, a redelivery resends
-                // them, and still moves nothing twice.
-                if let Err(e) = referee.commit(&commit) {
-                    log(&format!("replies sent, but not recorded as sent: {e}"));
-                }
+    let result = match store {
+        None => {
+            let referee = SheetReferee {
+                identity: identity.clone(),
+            };
+            if oversized {
+                referee.deliver_too_large(&letter, max_size, &postbox)
+            } else {
+                referee.deliver(&letter, &postbox)
             }
+        }
+        Some(store) => {
+            let referee = HostedReferee {
+                identity: identity.clone(),
+                store,
+            };
+            if oversized {
+                referee.deliver_too_large(&letter, max_size, &postbox)
+            } else {
+                referee.deliver(&letter, &postbox)
+            }
+        }
+    };
+    match result {
+        Ok(report) => {
+            log_report(&report);
             Ok(())
         }
-        Err(e) => Err(Failure {
-            code: if e.transient {
-                super::exit::TEMPFAIL
-            } else {
-                super::exit::DATA
-            },
-            message: format!("reply not sent, try again later: {e}"),
-        }),
+        Err(e) => Err(tempfail(&e)),
+    }
+}
+
+fn log_report(report: &Report) {
+    log(&report.summary);
+    for (address, why) in &report.refused {
+        log(&format!("a reply to {address} was refused for good: {why}"));
+    }
+}
+
+fn tempfail(error: &DeliveryError) -> Failure {
+    Failure {
+        code: super::exit::TEMPFAIL,
+        message: format!("{error}; the mail is kept: try again later"),
     }
 }
 
@@ -270,58 +270,76 @@ fn open_store_or_default(dir: Option<std::path::PathBuf>) -> Result<Store, Failu
 }
 
 fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
-    let record = store
-        .load(id)
-        .map_err(Failure::data)?
-        .ok_or_else(|| Failure::data(format!("no game '{id}' in {}", store.dir().display())))?;
-    record
-        .sheet()
-        .map_err(|e| Failure::data(format!("game {id}: {e}")))
+    let no_game = || Failure::data(format!("no game '{id}' in {}", store.dir().display()));
+    let id = GameId::parse(id).ok_or_else(no_game)?;
+    let record = store.load_game(&id).map_err(Failure::data)?.ok_or_else(no_game)?;
+    hosted::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
 fn list_games(store: &Store, json: bool) -> CliResult {
+    let listing = store.list().map_err(Failure::data)?;
     let mut out = String::new();
-    for record in store.list().map_err(Failure::data)? {
-        let Ok(sheet) = record.sheet() else { continue };
+    let mut unreadable = listing.unreadable.iter().map(ToString::to_string).collect::<Vec<_>>();
+    for record in &listing.games {
+        let sheet = match hosted::record_sheet(record) {
+            Ok(sheet) => sheet,
+            Err(e) => {
+                unreadable.push(format!("game {}: {e}", record.id));
+                continue;
+            }
+        };
         if json {
             let mut value = serde_json::to_value(PositionJson::of(&sheet.game)).unwrap_or_default();
-            value["id"] = record.id.clone().into();
+            value["id"] = record.id.to_string().into();
             value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
             value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
+            value["standing"] = serde_json::to_value(record.standing).unwrap_or_default();
             value["last_activity"] = record.last_activity.into();
             out.push_str(&value.to_string());
             out.push('\n');
         } else {
-            let _ = writeln!(out, "{}", record.summary());
+            let _ = writeln!(
+                out,
+                "{}  {:<10}  {} v {}  {}",
+                record.id,
+                record.ruleset.as_str(),
+                record.south.name,
+                record.north.name,
+                hosted::summary(record, &sheet.game)
+            );
         }
     }
-    print(&out)
+    print(&out)?;
+    if unreadable.is_empty() {
+        return Ok(());
+    }
+    for line in &unreadable {
+        log(line);
+    }
+    Err(Failure::data(format!("{} game file(s) cannot be read", unreadable.len())))
 }
 
-fn remind(referee: &Referee, send: &Transport, nudge: u64, forfeit: u64) -> CliResult {
-    let now = std::time::SystemTime::now();
-    let done = referee
-        .remind(mancala::store::now(), nudge, forfeit)
-        .map_err(|e| Failure {
-            code: super::exit::TEMPFAIL,
-            message: e.to_string(),
-        })?;
-    for (what, mail, commit) in done {
-        let messages: Vec<_> = mail
-            .iter()
-            .filter_map(|out| transport::build(referee, out, now).ok())
-            .collect();
-        // Not sent: the store keeps them, and the next run sends them again.
-        send.send(referee, &messages, now).map_err(|e| Failure {
-            code: super::exit::TEMPFAIL,
-            message: format!("{what:?}: not sent: {e}"),
-        })?;
+fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {
+    let postbox = Postbox {
+        transport: send,
+        identity: referee.identity.clone(),
+    };
+    let (done, problems) = referee
+        .remind(mancala::store::now(), nudge, forfeit, &postbox)
+        .map_err(|e| tempfail(&e))?;
+    for what in &done {
         log(&format!("{what:?}"));
-        if let Err(e) = referee.commit(&commit) {
-            log(&format!("sent, but not recorded as sent: {e}"));
-        }
     }
-    Ok(())
+    for problem in &problems {
+        log(&problem.to_string());
+    }
+    match problems.len() {
+        0 => Ok(()),
+        n => Err(Failure {
+            code: super::exit::TEMPFAIL,
+            message: format!("{n} game(s) could not be handled; the next run tries them again"),
+        }),
+    }
 }
 
 fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {

@@ -26,7 +26,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A player, named for where they sit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Side {
     South,
     North,
@@ -132,6 +135,20 @@ impl FromStr for Pit {
             _ => return Err(ParsePitError::Pit(s.to_string())),
         };
         Ok(Pit(index))
+    }
+}
+
+/// A pit is stored as its letter, as players write it.
+impl serde::Serialize for Pit {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pit {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Pit, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

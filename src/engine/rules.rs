@@ -7,7 +7,8 @@ use std::str::FromStr;
 use super::Side;
 
 /// The games this referee knows, by the names the command line takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Ruleset {
     /// Bill Taylor's 2x8 Wari (seed 000).
     SuperWari,

@@ -1,9 +1,98 @@
-//! The mail adapter: read a player's mail, apply the move in it, and
-//! compose the replies. It calls the sheet and engine layers; sending is
-//! [`transport`]'s.
+//! The mail adapter. A mail is read once into a [`letter::Letter`] (its
+//! own lines, quoted sheet, keys, commands); a referee decides from the
+//! letter what to answer: [`sheet_referee`] for games that live in their
+//! mails, [`hosted`] for games kept in the store. A hosted answer is one
+//! transaction ([`delivery`]): decide, save, send each reply, record it
+//! sent. Only [`transport`] knows how mail leaves.
 
+pub mod command;
+pub mod compose;
+pub mod delivery;
 pub mod hosted;
 pub mod incoming;
-pub mod referee;
+pub mod letter;
+pub mod play;
+pub mod sheet_referee;
 pub mod text;
 pub mod transport;
+
+/// Who the referee is: its address and the display name on its mail.
+#[derive(Clone, Debug)]
+pub struct Identity {
+    /// The referee's own address, e.g. `referee@referee.example`.
+    pub address: String,
+    pub name: String,
+}
+
+impl Identity {
+    pub fn new(address: &str) -> Identity {
+        Identity {
+            address: address.trim().to_string(),
+            name: "Mancala referee".to_string(),
+        }
+    }
+
+    /// `referee+<extension>@domain`: the sub-address Postfix and most MTAs
+    /// deliver to the referee itself.
+    pub fn sub_address(&self, extension: &str) -> String {
+        match self.address.split_once('@') {
+            Some((local, domain)) => format!("{local}+{extension}@{domain}"),
+            None => self.address.clone(),
+        }
+    }
+
+    /// The domain the referee's Message-IDs are made on.
+    pub fn domain(&self) -> &str {
+        self.address
+            .rsplit_once('@')
+            .map_or("localhost", |(_, d)| d)
+    }
+
+    /// Is `address` the referee's own, sub-addresses (`referee+x@`) included?
+    pub fn is_own(&self, address: &str) -> bool {
+        let base = |a: &str| {
+            let a = a.trim().to_ascii_lowercase();
+            match a.split_once('@') {
+                Some((local, domain)) => {
+                    let local = local.split('+').next().unwrap_or(local);
+                    format!("{local}@{domain}")
+                }
+                None => a,
+            }
+        };
+        base(address) == base(&self.address)
+    }
+
+    /// Does `text` name the referee's address or one of its sub-addresses?
+    pub fn is_named_in(&self, text: &str) -> bool {
+        let Some((local, domain)) = self.address.split_once('@') else {
+            return false;
+        };
+        let lower = text.to_ascii_lowercase();
+        let (local, domain) = (local.to_ascii_lowercase(), domain.to_ascii_lowercase());
+        lower.match_indices(&local).any(|(at, _)| {
+            let rest = &lower[at + local.len()..];
+            let rest = match rest.strip_prefix('+') {
+                Some(r) => r.trim_start_matches(|c: char| c != '@' && !c.is_whitespace()),
+                None => rest,
+            };
+            rest.strip_prefix('@').is_some_and(|r| r.starts_with(&domain))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_addresses_include_sub_addresses() {
+        let referee = Identity::new("referee@referee.example");
+        assert!(referee.is_own("Referee+g1-abc@Referee.Example"));
+        assert!(!referee.is_own("alice@players.example"));
+        assert!(referee.is_named_in("write to Referee+k7q2mx-0123@referee.example now"));
+        assert!(referee.is_named_in("<referee@referee.example>"));
+        assert!(!referee.is_named_in("the referee@ is busy"));
+        assert_eq!(referee.domain(), "referee.example");
+    }
+}

@@ -2,20 +2,28 @@
 //! them: to standard output as mbox, through sendmail, over SMTP, or into
 //! a folder of `.eml` files.
 
-use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
 use lettre::message::{Body, Mailbox as LettreMailbox, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
-use lettre::{FileTransport, Message, SendmailTransport, SmtpTransport, Transport as _};
+use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
 
-use super::referee::{Outgoing, Referee};
+use super::compose::Outgoing;
+use super::delivery::{Postman, SendError};
+use super::Identity;
+
+fn permanent(message: impl std::fmt::Display) -> SendError {
+    SendError::permanent(message)
+}
+
+fn transient(message: impl std::fmt::Display) -> SendError {
+    SendError::transient(message)
+}
 
 /// Where replies go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,49 +94,6 @@ impl FromStr for Transport {
     }
 }
 
-/// A reply that could not be built or sent.
-#[derive(Debug)]
-pub struct SendError {
-    /// Worth trying again later (exit 75 tells the MTA so).
-    pub transient: bool,
-    pub message: String,
-}
-
-impl fmt::Display for SendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SendError {}
-
-fn permanent(message: impl fmt::Display) -> SendError {
-    SendError {
-        transient: false,
-        message: message.to_string(),
-    }
-}
-
-fn transient(message: impl fmt::Display) -> SendError {
-    SendError {
-        transient: true,
-        message: message.to_string(),
-    }
-}
-
-static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-
-/// A fresh Message-ID on the referee's own domain.
-fn message_id(referee: &Referee, now: SystemTime) -> String {
-    let nanos = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let domain = referee
-        .address
-        .rsplit_once('@')
-        .map_or("localhost", |(_, d)| d);
-    let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    format!("<{nanos:x}.{}.{n}@{domain}>", std::process::id())
-}
-
 fn angle(id: &str) -> String {
     format!("<{}>", id.trim_start_matches('<').trim_end_matches('>'))
 }
@@ -146,17 +111,19 @@ fn mailbox(name: Option<&str>, address: &str) -> Result<LettreMailbox, SendError
 }
 
 /// Builds the message: plain UTF-8 text, 8bit, never `format=flowed`,
-/// threaded and marked as an automatic reply (RFC 3834).
+/// threaded, marked as an automatic reply (RFC 3834), with the Message-ID
+/// the referee gave it.
 ///
 /// # Errors
 /// When an address cannot be used.
-pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Message, SendError> {
+pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Message, SendError> {
     let own = mailbox(Some(&referee.name), &referee.address)?;
     let mut builder = Message::builder()
         .from(own)
+        .to(mailbox(out.to.name.as_deref(), &out.to.address)?)
         .subject(super::text::clean_text(&out.subject))
         .date(now)
-        .message_id(Some(message_id(referee, now)))
+        .message_id(Some(angle(&out.message_id)))
         .raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("Auto-Submitted"),
             "auto-replied".to_string(),
@@ -165,14 +132,6 @@ pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Messa
             HeaderName::new_from_ascii_str("X-Loop"),
             referee.address.clone(),
         ));
-    let mut recipients = 0;
-    for to in &out.to {
-        builder = builder.to(mailbox(to.name.as_deref(), &to.address)?);
-        recipients += 1;
-    }
-    if recipients == 0 {
-        return Err(permanent("a reply with no recipient"));
-    }
     if let Some(reply_to) = &out.reply_to {
         builder = builder.reply_to(mailbox(Some(&referee.name), reply_to)?);
     }
@@ -193,35 +152,44 @@ pub fn build(referee: &Referee, out: &Outgoing, now: SystemTime) -> Result<Messa
     builder.singlepart(part).map_err(permanent)
 }
 
+/// A transport with the referee's name on what it sends: the postman the
+/// referees hand their replies to.
+pub struct Postbox {
+    pub transport: Transport,
+    pub identity: Identity,
+}
+
+impl Postman for Postbox {
+    fn send(&self, mail: &Outgoing) -> Result<(), SendError> {
+        let now = SystemTime::now();
+        let message = build(&self.identity, mail, now)?;
+        self.transport.send_one(&self.identity, &message, &mail.message_id, now)
+    }
+}
+
 impl Transport {
-    /// Sends every message, in order.
+    /// Sends one message.
     ///
     /// # Errors
-    /// The first failure; `transient` when trying later may help.
-    pub fn send(
+    /// Transient when trying later may help (a 4xx, no connection, a full
+    /// disk), permanent when the recipient is refused for good (a 5xx).
+    pub fn send_one(
         &self,
-        referee: &Referee,
-        messages: &[Message],
+        referee: &Identity,
+        message: &Message,
+        message_id: &str,
         now: SystemTime,
     ) -> Result<(), SendError> {
         match self {
             Transport::Stdout => {
                 let mut out = std::io::stdout().lock();
-                for message in messages {
-                    out.write_all(mbox_entry(&referee.address, message, now).as_bytes())
-                        .map_err(transient)?;
-                }
-                out.flush().map_err(transient)
+                out.write_all(mbox_entry(&referee.address, message, now).as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(transient)
             }
-            Transport::Sendmail(path) => {
-                let sendmail = SendmailTransport::new_with_command(path);
-                for message in messages {
-                    sendmail
-                        .send(message)
-                        .map_err(|e| transient(format!("{}: {e}", path.display())))?;
-                }
-                Ok(())
-            }
+            Transport::Sendmail(path) => SendmailTransport::new_with_command(path)
+                .send(message)
+                .map_err(|e| transient(format!("{}: {e}", path.display()))),
             Transport::Smtp {
                 host,
                 port,
@@ -242,25 +210,25 @@ impl Transport {
                 ) {
                     builder = builder.credentials(Credentials::new(user, password));
                 }
-                let smtp = builder.build();
-                for message in messages {
-                    smtp.send(message).map_err(|e| SendError {
-                        transient: !e.is_permanent(),
-                        message: format!("smtp {host}:{port}: {e}"),
-                    })?;
-                }
-                Ok(())
+                builder.build().send(message).map(|_| ()).map_err(|e| {
+                    let text = format!("smtp {host}:{port}: {e}");
+                    if e.is_permanent() {
+                        permanent(text)
+                    } else {
+                        transient(text)
+                    }
+                })
             }
             Transport::Dir(path) => {
+                // Named by Message-ID: a reply sent again is the same file.
+                let name: String = message_id
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || ".-_@".contains(c) { c } else { '_' })
+                    .collect();
+                let file = path.join(format!("{name}.eml"));
                 std::fs::create_dir_all(path)
-                    .map_err(|e| transient(format!("{}: {e}", path.display())))?;
-                let files = FileTransport::new(path);
-                for message in messages {
-                    files
-                        .send(message)
-                        .map_err(|e| transient(format!("{}: {e}", path.display())))?;
-                }
-                Ok(())
+                    .and_then(|()| crate::store::write_atomically(path, &file, &message.formatted()))
+                    .map_err(|e| transient(format!("{}: {e}", file.display())))
             }
         }
     }
@@ -312,6 +280,7 @@ fn asctime(time: SystemTime) -> String {
 mod tests {
     use super::*;
     use crate::mail::incoming::Mailbox;
+    use crate::mail::Identity;
     use std::time::Duration;
 
     #[test]
@@ -355,12 +324,13 @@ mod tests {
 
     #[test]
     fn built_replies_thread_mark_themselves_and_cannot_be_injected() {
-        let referee = Referee::new("referee@referee.example");
+        let referee = Identity::new("referee@referee.example");
         let out = Outgoing {
-            to: vec![Mailbox {
+            message_id: "k7q2mx.3.north@referee.example".into(),
+            to: Mailbox {
                 name: Some("Bob\r\nBcc: evil@example.org".into()),
                 address: "bob@players.example".into(),
-            }],
+            },
             reply_to: None,
             subject: "Re: Wari".into(),
             body: "Bob played c.\nFrom the start\n".into(),
@@ -384,7 +354,7 @@ mod tests {
         ] {
             assert!(text.contains(header), "{header} missing from\n{text}");
         }
-        assert!(text.contains("Message-ID: <") && text.contains("@referee.example>\n"));
+        assert!(text.contains("Message-ID: <k7q2mx.3.north@referee.example>\n"), "{text}");
         assert!(!text.contains("\nBcc:"), "{text}");
         assert!(text.contains("\n>From the start\n"), "{text}");
         assert!(!text.contains("format=flowed"));

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end mail tests through a real Postfix and procmail on 127.0.0.1.
 
-Run by tests/e2e/run.sh after mail-stack.sh has set the stack up. Players
-alice and bob mail the referee over SMTP (smtplib, a real SMTP client) and
-read the referee's replies from their own Maildirs, as people would:
+Run by tests/e2e/run.sh, under mail-stack.sh: a Postfix instance of the test's
+own (config in $E2E_POSTFIX, SMTP on 127.0.0.1:$E2E_SMTP_PORT, log in
+$E2E_MAILLOG) and the test's own accounts (mcr-referee, mcr-alice, mcr-bob).
+Players alice and bob mail the referee over SMTP (smtplib, a real SMTP client)
+and read the referee's replies from their own Maildirs, as people would:
 
 * a whole short game of every ruleset, each player only ever pressing
   "reply" (to the Reply-To, referee+<game>-<key>@..., quoting the body) on
@@ -11,19 +13,26 @@ read the referee's replies from their own Maildirs, as people would:
 * a challenge by mail (`new wari with ...`) starting a game;
 * a move forged by the opponent (From: the other player, no key) refused;
 * an illegal move, answered to the sender alone with the board unchanged;
+* a move while the referee cannot write its store: it exits 75, Postfix keeps
+  the mail (status=deferred) and nobody gets a reply; once the store is
+  writable again a flush of the queue plays the move exactly once;
 * bounces and auto-replies, never answered;
 * replies made by real mail clients (mutt, s-nail) from tests/mail/fixtures,
   to sheets@, the referee that keeps no games (the game lives in the mail).
 
 Prints a final line `N passed, M failed` and exits non-zero on any failure.
+`game.py WORD...` runs only the tests whose name has one of the words.
 """
 
 import email
 import email.policy
+import json
 import mailbox
 import os
+import pwd
 import re
 import smtplib
+import stat
 import subprocess
 import sys
 import time
@@ -31,16 +40,24 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-MANCALA = os.environ.get("MANCALA_BIN", "/usr/local/bin/mancala")
+MANCALA = os.environ["MANCALA_BIN"]
+POSTFIX = os.environ["E2E_POSTFIX"]  # the instance's config_directory, for postqueue -c
+MAILLOG = os.environ["E2E_MAILLOG"]
+SMTP_PORT = int(os.environ.get("E2E_SMTP_PORT", "2525"))
 REFEREE = "referee@referee.example"
 SHEETS = "sheets@referee.example"
 PLAYERS = {"Alice": "alice@players.example", "Bob": "bob@players.example"}
-USER_OF = {address: address.split("@")[0] for address in PLAYERS.values()}
+# The accounts behind the addresses (made by mail-stack.sh; E2E_USERS in lib.sh).
+ACCOUNT = {"referee": "mcr-referee", "alice": "mcr-alice", "bob": "mcr-bob", "carol": "mcr-carol"}
 TIMEOUT = 20.0
 
 
+def home(user):
+    return pwd.getpwnam(ACCOUNT[user]).pw_dir
+
+
 def maildir(user):
-    return mailbox.Maildir(f"/home/{user}/Maildir", factory=None, create=False)
+    return mailbox.Maildir(os.path.join(home(user), "Maildir"), factory=None, create=False)
 
 
 def count(user):
@@ -52,27 +69,50 @@ def clear():
 
 
 def send(sender, recipients, message_bytes, envelope_sender=None):
-    with smtplib.SMTP("127.0.0.1", 25, timeout=TIMEOUT) as smtp:
+    with smtplib.SMTP("127.0.0.1", SMTP_PORT, timeout=TIMEOUT) as smtp:
         smtp.sendmail(envelope_sender if envelope_sender is not None else sender, recipients, message_bytes)
 
 
-def wait_for(user, want):
+def procmail_log():
+    return open(os.path.join(home("referee"), "procmail.log"), errors="replace").read()
+
+
+def maillog():
+    return open(MAILLOG, errors="replace").read()
+
+
+def logs():
+    return f"\n--- procmail.log\n{procmail_log()[-3000:]}\n--- maillog\n{maillog()[-3000:]}"
+
+
+def wait_until(done, what):
     end = time.time() + TIMEOUT
-    while count(user) < want:
+    while not (result := done()):
         if time.time() > end:
-            log = open("/home/referee/procmail.log", errors="replace").read()[-3000:]
-            raise AssertionError(f"{user} has {count(user)} mails, wanted {want}\n--- procmail.log\n{log}")
+            raise AssertionError(f"{what}, after {TIMEOUT:.0f}s{logs()}")
         time.sleep(0.05)
+    return result
+
+
+def wait_for(user, want):
+    wait_until(lambda: count(user) >= want, f"{user} has {count(user)} mails, wanted {want}")
+
+
+def queue():
+    """The instance's queue, one dict a mail (postqueue -j: queue_id, queue_name, ...)."""
+    out = subprocess.run(["postqueue", "-c", POSTFIX, "-j"], capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 def wait_idle():
-    end = time.time() + TIMEOUT
-    while "Mail queue is empty" not in subprocess.run(["postqueue", "-p"], capture_output=True, text=True).stdout:
-        if time.time() > end:
-            raise AssertionError("the mail queue does not empty")
-        time.sleep(0.05)
+    wait_until(lambda: queue() == [], "the mail queue does not empty")
     # procmail may still be running the referee after Postfix handed over.
     time.sleep(0.3)
+
+
+def wait_log(pattern, what):
+    """The first match of PATTERN (a line of the mail log) once Postfix has logged it."""
+    return wait_until(lambda: re.search(pattern, maillog(), re.M), f"the mail log shows no {what}")
 
 
 def newest(user):
@@ -88,7 +128,6 @@ def body_of(message):
 def show_json(text):
     out = subprocess.run([MANCALA, "show", "-", "--json"], input=text, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    import json
     return json.loads(out.stdout)
 
 
@@ -143,16 +182,17 @@ def whole_game(ruleset, stones):
 
 
 def press_reply(sender, received, text):
-    """What a mail client sends on "reply": to the Reply-To, quoting the body."""
+    """What a mail client sends on "reply": to the Reply-To, quoting the body. Returns its Message-ID."""
     reply_to = received["Reply-To"].addresses[0].addr_spec
     assert reply_to.startswith("referee+"), reply_to
-    send(sender, [reply_to], compose(sender, "Re: " + received["Subject"].removeprefix("Re: "), text,
-                                     in_reply_to=received["Message-ID"], quoted=body_of(received), to=reply_to))
+    message = compose(sender, "Re: " + received["Subject"].removeprefix("Re: "), text,
+                      in_reply_to=received["Message-ID"], quoted=body_of(received), to=reply_to)
+    send(sender, [reply_to], message)
+    return re.search(rb"^Message-ID: <([^>]+)>$", message, re.M).group(1).decode()
 
 
 def legal_moves_of_start(ruleset, stones):
     out = subprocess.run([MANCALA, "replay", ruleset, "--stones", str(stones), "--json"], capture_output=True, text=True, check=True)
-    import json
     return json.loads(out.stdout.splitlines()[0])["legal"][0]
 
 
@@ -197,6 +237,60 @@ def forged_move():
     assert position["ply"] == 1 and position["south"][1] == 0, position
 
 
+def files_in(user):
+    """Every file in USER's Maildir and its folders (new, cur and tmp)."""
+    return sum(len(files) for _, _, files in os.walk(os.path.join(home(user), "Maildir")))
+
+
+def deferred_while_store_unwritable():
+    """Exit 75 defers: the referee cannot write its store, so it exits 75, procmail exits 75
+    and Postfix keeps the move (status=deferred), with no reply to anyone and no copy filed;
+    with the store writable again, a flush of the queue plays the move exactly once."""
+    alice, _ = challenge()
+    game = re.search(r"game (\w{6})", alice["Subject"]).group(1)
+    store = os.path.join(home("referee"), ".local/share/mancala-referee")
+    game_file = os.path.join(store, f"{game}.json")
+    assert os.path.isfile(game_file), (game_file, os.listdir(store))
+    wait_idle()
+    players = ("alice", "bob")
+    before = {user: count(user) for user in players}
+    kept = files_in("referee")
+    # Unwritable for the referee: owned by root, mode 555. (A mode alone does not do: the
+    # referee, as the owner, puts its store back to 700 on every run.)
+    owner = os.stat(store)
+    os.chown(store, 0, 0)
+    os.chmod(store, 0o555)
+    try:
+        message_id = press_reply(PLAYERS["Alice"], alice, "move b\n")
+        queue_id = wait_log(rf"\]: (\w+): message-id=<{re.escape(message_id)}>$", "queue id of the move").group(1)
+        to_referee = rf"\]: {queue_id}: to=<{ACCOUNT['referee']}\+[^>]*>,"
+        line = wait_log(rf"{to_referee}.*$", "delivery of the move").group(0)
+        assert "status=deferred" in line, line
+        # It waits in the deferred queue, alone: any reply would have entered the queue
+        # before the referee exited.
+        wait_until(lambda: [(m["queue_id"], m["queue_name"]) for m in queue()] == [(queue_id, "deferred")],
+                   f"the queue holds more or less than {queue_id}, deferred: {queue()}")
+        assert 'Program failure (75) of "mancala"' in procmail_log(), procmail_log()[-3000:]
+        assert {user: count(user) for user in players} == before, "no reply while the move is deferred"
+        assert files_in("referee") == kept, "a deferred mail is filed nowhere"
+        assert json.load(open(game_file))["turns"] == [], "nothing is played yet"
+    finally:
+        os.chown(store, owner.st_uid, owner.st_gid)
+        os.chmod(store, stat.S_IMODE(owner.st_mode))
+    subprocess.run(["postqueue", "-c", POSTFIX, "-f"], check=True)
+    wait_log(rf"{to_referee}.*status=sent", "delivery of the move after the flush")
+    for user in players:
+        wait_for(user, before[user] + 1)
+    wait_idle()
+    assert {user: count(user) for user in players} == {user: n + 1 for user, n in before.items()}, \
+        "exactly one reply each to the move"
+    turns = json.load(open(game_file))["turns"]
+    assert [turn["sowings"] for turn in turns] == ["b"], turns
+    for user in players:
+        position = show_json(body_of(newest(user)))
+        assert position["ply"] == 1 and position["south"][1] == 0, position
+
+
 def never_answered():
     clear()
     sheet = subprocess.run([MANCALA, "new", "wari"], capture_output=True, text=True, check=True).stdout
@@ -206,7 +300,7 @@ def never_answered():
     send(PLAYERS["Bob"], [REFEREE], auto)
     # procmail's recipe files both in ~referee/Maildir/.ignored without running the referee.
     end = time.time() + TIMEOUT
-    while len(os.listdir("/home/referee/Maildir/.ignored/new")) < 2:
+    while len(os.listdir(os.path.join(home("referee"), "Maildir/.ignored/new"))) < 2:
         assert time.time() < end, "procmail did not file the bounce and the auto-reply"
         time.sleep(0.05)
     wait_idle()
@@ -228,8 +322,14 @@ def main():
     tests = [(f"whole {r} game ({s} stones)", (lambda r=r, s=s: whole_game(r, s)))
              for r, s in (("super-wari", 1), ("wari", 1), ("waurie", 1), ("mankala", 3))]
     tests += [("challenge by mail", challenge), ("forged move", forged_move),
-              ("illegal move", illegal_move), ("bounce and auto-reply", never_answered),
+              ("illegal move", illegal_move),
+              ("a move deferred (exit 75) while the store is unwritable", deferred_while_store_unwritable),
+              ("bounce and auto-reply", never_answered),
               ("replies made by mutt and s-nail", client_made_replies)]
+    # game.py [WORD...]: only the tests whose name has one of the words (for a quick look:
+    # tests/e2e/mail-stack.sh BIN python3 tests/e2e/game.py deferred).
+    if sys.argv[1:]:
+        tests = [(name, test) for name, test in tests if any(word in name for word in sys.argv[1:])]
     passed = failed = 0
     for name, test in tests:
         started = time.time()

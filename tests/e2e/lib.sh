@@ -1,24 +1,28 @@
-# lib.sh - helpers for the e2e tests; source it after tests/e2e/mail-stack.sh has run (as root).
+# lib.sh - helpers for the e2e tests, for a command run by tests/e2e/mail-stack.sh (as root),
+# which exports E2E_DIR, E2E_POSTFIX, E2E_SMTP_PORT, E2E_MAILLOG. USER is an account below.
 #
-#   send_mail FROM TO FILE_OR_BODY [swaks args...]   SMTP to 127.0.0.1:25 (FROM '<>' = a bounce)
+#   send_mail FROM TO FILE_OR_BODY [swaks args...]   SMTP to 127.0.0.1:$E2E_SMTP_PORT (FROM '<>' = a bounce)
 #   wait_for_mail USER COUNT [TIMEOUT=10]            until ~USER/Maildir/{new,cur} holds >= COUNT
 #   latest_mail USER                                 path of USER's newest message
 #   mail_count USER                                  messages in ~USER/Maildir/{new,cur}
-#   wait_for_idle [TIMEOUT=10]                       until Postfix's queue is empty
+#   wait_for_idle [TIMEOUT=10]                       until the instance's queue is empty
 #   clear_maildirs                                   empty every Maildir, the queue and the logs
 
-E2E_USERS=(referee alice bob carol)
+# The test's own accounts (mail-stack.sh makes and removes them; the referee first).
+# Their addresses: referee@referee.example, alice@players.example, ... (see mail-stack.sh).
+E2E_USERS=(mcr-referee mcr-alice mcr-bob mcr-carol)
 
 _home() { getent passwd "$1" | cut -d: -f6; }
 _maildir() { printf '%s/Maildir' "$(_home "$1")"; }
+_postfix() { printf '%s' "${E2E_POSTFIX:?run under tests/e2e/mail-stack.sh}"; }
 
 _dump_logs() {
-    echo "--- tail /var/log/postfix.log" >&2
-    tail -n 30 /var/log/postfix.log >&2 2>/dev/null
-    echo "--- tail ~referee/procmail.log" >&2
-    tail -n 30 "$(_home referee)/procmail.log" >&2 2>/dev/null
+    echo "--- tail ${E2E_MAILLOG:-maillog}" >&2
+    tail -n 30 "${E2E_MAILLOG:-/dev/null}" >&2 2>/dev/null
+    echo "--- tail ~${E2E_USERS[0]}/procmail.log" >&2
+    tail -n 30 "$(_home "${E2E_USERS[0]}")/procmail.log" >&2 2>/dev/null
     echo "--- mail queue" >&2
-    postqueue -p >&2 2>/dev/null
+    postqueue -c "$(_postfix)" -p >&2 2>/dev/null
 }
 
 # A FILE_OR_BODY that names a file is sent as the whole message (headers and body);
@@ -28,7 +32,7 @@ send_mail() {
     shift 3
     local data=(--body "$what")
     [[ -f $what ]] && data=(--data "$what")
-    swaks --silent 1 --server 127.0.0.1:25 --from "$from" --to "$to" "${data[@]}" "$@"
+    swaks --silent 1 --server "127.0.0.1:${E2E_SMTP_PORT:-2525}" --from "$from" --to "$to" "${data[@]}" "$@"
 }
 
 mail_count() {
@@ -53,6 +57,7 @@ wait_for_mail() {
 latest_mail() {
     local d
     d=$(_maildir "$1")
+    # shellcheck disable=SC2012  # Maildir file names have no newlines
     ls -1t "$d"/new/* "$d"/cur/* 2>/dev/null | head -n 1
 }
 
@@ -60,7 +65,7 @@ latest_mail() {
 # delivered (a reply enters the queue before the mail that caused it leaves).
 wait_for_idle() {
     local end=$((SECONDS + ${1:-10}))
-    until postqueue -p 2>/dev/null | grep -q '^Mail queue is empty'; do
+    until postqueue -c "$(_postfix)" -p 2>/dev/null | grep -q '^Mail queue is empty'; do
         if ((SECONDS >= end)); then
             echo "wait_for_idle: the mail queue is not empty" >&2
             _dump_logs
@@ -71,12 +76,11 @@ wait_for_idle() {
 }
 
 clear_maildirs() {
-    local u
-    postsuper -d ALL >/dev/null 2>&1
+    local u log
+    postsuper -c "$(_postfix)" -d ALL >/dev/null 2>&1
     for u in "${E2E_USERS[@]}"; do
         find "$(_maildir "$u")" -type f \( -path '*/new/*' -o -path '*/cur/*' -o -path '*/tmp/*' \) -delete
     done
-    local log
-    log="$(_home referee)/procmail.log"
-    if [[ -f $log ]]; then : >"$log"; fi  # truncate; procmail (as referee) must still own it
+    log="$(_home "${E2E_USERS[0]}")/procmail.log"
+    if [[ -f $log ]]; then : >"$log"; fi  # truncate; procmail (as the referee) must still own it
 }

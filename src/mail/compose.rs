@@ -1,0 +1,301 @@
+//! The referee's own text: one reply ([`Outgoing`]), the bodies that carry
+//! a sheet, a player's key, the help; subjects and names. Every body's
+//! first line says who wrote it ("Super-Wari game k7q2mx: ..."), so a copy
+//! pasted back unquoted is known for the referee's, never the player's.
+
+use std::fmt::Write as _;
+
+use super::incoming::Mailbox;
+use super::letter::Letter;
+use super::text;
+use crate::engine::Ruleset;
+use crate::sheet::{Player, Sheet};
+use crate::store::{Delivery, Envelope};
+
+/// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
+pub const COMMENT_WIDTH: usize = 68;
+/// Line prefix of the referee's own notes inside a body.
+pub const INDENT: &str = "    ";
+pub const SIGNATURE_LINE: &str = "mancala-referee: pits are letters from each player's own left";
+/// The first words of a mail not about one game.
+pub const REFEREE_LINE: &str = "Mancala referee:";
+const KEY_LINE: &str = "Your key for game ";
+
+/// One mail to send, to one recipient.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// Without angle brackets; derived from what it answers, so a resend
+    /// is the same message.
+    pub message_id: String,
+    pub to: Mailbox,
+    /// Where replies should go, when not to the referee's plain address.
+    pub reply_to: Option<String>,
+    pub subject: String,
+    pub body: String,
+    /// The Message-ID replied to, and the thread's references.
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+}
+
+impl Outgoing {
+    /// A reply to `letter`, threaded under it.
+    pub fn reply(letter: &Letter, message_id: String, to: Mailbox, body: String) -> Outgoing {
+        let mut references = letter.references.clone();
+        if let Some(id) = &letter.message_id {
+            references.push(id.clone());
+        }
+        Outgoing {
+            message_id,
+            to,
+            reply_to: None,
+            subject: reply_subject(&letter.subject),
+            body,
+            in_reply_to: letter.message_id.clone(),
+            references,
+        }
+    }
+
+    /// A mail that answers no mail (a reminder).
+    pub fn notice(message_id: String, to: Mailbox, subject: String, body: String) -> Outgoing {
+        Outgoing {
+            message_id,
+            to,
+            reply_to: None,
+            subject,
+            body,
+            in_reply_to: None,
+            references: Vec::new(),
+        }
+    }
+
+    pub fn with_reply_to(mut self, reply_to: Option<String>) -> Outgoing {
+        self.reply_to = reply_to;
+        self
+    }
+
+    pub fn with_subject(mut self, subject: String) -> Outgoing {
+        self.subject = subject;
+        self
+    }
+
+    /// Kept in a ledger until sent.
+    pub fn into_envelope(self, event: u32) -> Envelope {
+        Envelope {
+            message_id: self.message_id,
+            event,
+            to_name: self.to.name,
+            to: self.to.address,
+            reply_to: self.reply_to,
+            subject: self.subject,
+            body: self.body,
+            in_reply_to: self.in_reply_to,
+            references: self.references,
+            delivery: Delivery::Pending,
+        }
+    }
+
+    pub fn from_envelope(envelope: &Envelope) -> Outgoing {
+        Outgoing {
+            message_id: envelope.message_id.clone(),
+            to: Mailbox {
+                name: envelope.to_name.clone(),
+                address: envelope.to.clone(),
+            },
+            reply_to: envelope.reply_to.clone(),
+            subject: envelope.subject.clone(),
+            body: envelope.body.clone(),
+            in_reply_to: envelope.in_reply_to.clone(),
+            references: envelope.references.clone(),
+        }
+    }
+}
+
+/// Is this line the referee's own writing (its first line, key line or
+/// signature)? Then it and all below it were pasted from the referee's mail.
+pub fn is_referee_text(line: &str) -> bool {
+    let line = line.trim();
+    if line.starts_with(REFEREE_LINE) || line.starts_with(KEY_LINE) || line == SIGNATURE_LINE {
+        return true;
+    }
+    Ruleset::ALL.iter().any(|r| {
+        line.strip_prefix(r.title())
+            .and_then(|rest| rest.strip_prefix(" game"))
+            .is_some_and(|rest| {
+                rest.starts_with(": ")
+                    || rest
+                        .strip_prefix(' ')
+                        .and_then(|r| r.get(6..))
+                        .is_some_and(|r| r.starts_with(": ") || r == ":")
+            })
+    })
+}
+
+/// `Super-Wari game k7q2mx: Alice played c.`
+pub fn game_line(sheet: &Sheet, news: &str) -> String {
+    let title = sheet.game.rules().ruleset.title();
+    let line = match &sheet.id {
+        Some(id) => format!("{title} game {id}: {news}"),
+        None => format!("{title} game: {news}"),
+    };
+    text::wrap(&line, 74).join("\n")
+}
+
+/// What a mail with a sheet says after it.
+pub enum Next<'a> {
+    /// Whose move it is, and how to make one.
+    Moves,
+    /// Nothing: the text before the sheet said it.
+    Nothing,
+    /// This text.
+    Say(&'a str),
+}
+
+/// A body carrying a sheet: the first line, the mover's comment, the
+/// sheet, and what to do next.
+pub fn sheet_body(first: &str, comment: Option<(&str, &[String])>, sheet: &Sheet, next: Next) -> String {
+    let mut body = String::new();
+    let _ = writeln!(body, "{first}");
+    if let Some((mover, lines)) = comment.filter(|(_, c)| !c.is_empty()) {
+        let _ = writeln!(body, "\n{mover} writes:");
+        for line in lines {
+            // Relayed as a quote: never read back as anyone's command.
+            let _ = writeln!(body, "> {line}");
+        }
+    }
+    let _ = writeln!(body, "\n{sheet}");
+    match next {
+        Next::Moves => match sheet.game.to_move() {
+            Some(side) => {
+                let _ = writeln!(
+                    body,
+                    "It is {}'s move ({side}). Legal moves: {}.\n\
+                     To move, reply to this mail with a line:  move <pit>",
+                    sheet.name(side),
+                    sheet.game.legal_moves()
+                );
+            }
+            None => {
+                let _ = writeln!(body, "The game is over. Thank you for playing.");
+            }
+        },
+        Next::Say(text) => {
+            let _ = writeln!(body, "{text}");
+        }
+        Next::Nothing => {}
+    }
+    body
+}
+
+/// The key paragraph of a mail to one player of game `id`.
+pub fn key_block(id: &str, token: &str) -> String {
+    format!(
+        "\n{KEY_LINE}{id}: {token}\nIt proves a mail is yours: replies to this mail carry it. Keep it\n\
+         in the quoted text if your mail program drops the Reply-To address.\n\
+         Commands, one a line: move <pit>, board, resign, help, games.\n"
+    )
+}
+
+/// The closing lines of every body.
+pub fn signature() -> String {
+    format!("\n-- \n{SIGNATURE_LINE}\n")
+}
+
+/// A paragraph of the referee's own words, wrapped and indented.
+pub fn note(text: &str) -> String {
+    let mut out = String::new();
+    for line in text::wrap(text, COMMENT_WIDTH) {
+        let _ = writeln!(out, "{INDENT}{line}");
+    }
+    out
+}
+
+/// `Re: ` once, whatever the thread did to the subject before.
+pub fn reply_subject(subject: &str) -> String {
+    let mut rest = text::clean_text(subject);
+    loop {
+        let lower = rest.to_ascii_lowercase();
+        let cut = ["re:", "aw:", "sv:", "fwd:", "fw:"]
+            .iter()
+            .find(|p| lower.starts_with(*p));
+        match cut {
+            Some(prefix) => rest = rest[prefix.len()..].trim_start().to_string(),
+            None => break,
+        }
+    }
+    if rest.is_empty() {
+        "Re: your mancala game".to_string()
+    } else {
+        format!("Re: {rest}")
+    }
+}
+
+/// `Super-Wari game k7q2mx: Alice v Bob`: the same for every mail of a game.
+pub fn game_subject(sheet: &Sheet) -> String {
+    format!(
+        "{} game {}: {} v {}",
+        sheet.game.rules().ruleset.title(),
+        sheet.id.as_deref().unwrap_or("?"),
+        sheet.name(crate::engine::Side::South),
+        sheet.name(crate::engine::Side::North)
+    )
+}
+
+const PLACEHOLDER_NAMES: [&str; 4] = ["yourname", "south", "north", ""];
+
+pub fn is_placeholder(name: &str) -> bool {
+    PLACEHOLDER_NAMES.contains(&name.trim().to_ascii_lowercase().as_str())
+}
+
+/// A player's name: clean, without the characters the sheet uses for its
+/// own structure, and short enough for the grid.
+pub fn clean_name(name: &str) -> String {
+    let kept: String = name
+        .chars()
+        .filter(|c| !matches!(c, '|' | '<' | '>' | '"'))
+        .collect();
+    let name: String = text::clean_text(&kept).chars().take(30).collect();
+    if name.trim().is_empty() {
+        "Player".to_string()
+    } else {
+        name.trim().to_string()
+    }
+}
+
+pub fn mailbox_of(player: &Player) -> Option<Mailbox> {
+    player.address.as_ref().map(|address| Mailbox {
+        name: Some(player.name.clone()),
+        address: address.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_get_one_re() {
+        assert_eq!(reply_subject("Re: RE: Fwd: Super-Wari"), "Re: Super-Wari");
+        assert_eq!(
+            reply_subject("Wari\r\nBcc: evil@example.org"),
+            "Re: Wari Bcc: evil@example.org"
+        );
+        assert_eq!(reply_subject(""), "Re: your mancala game");
+    }
+
+    #[test]
+    fn names_cannot_carry_structure_or_control_characters() {
+        assert_eq!(clean_name("Bob\r\nBcc: x | <y>"), "Bob Bcc: x y");
+        assert_eq!(clean_name("  "), "Player");
+    }
+
+    #[test]
+    fn the_referees_own_lines_are_known() {
+        assert!(is_referee_text("Super-Wari game k7q2mx: Alice played c."));
+        assert!(is_referee_text("Wari game: Bob played e."));
+        assert!(is_referee_text("Mancala referee: your games"));
+        assert!(is_referee_text("Your key for game k7q2mx: k7q2mx-0123456789ab"));
+        assert!(is_referee_text(SIGNATURE_LINE));
+        assert!(!is_referee_text("Wari game tonight?"));
+        assert!(!is_referee_text("Super-Wari game k7q2mx was fun"));
+    }
+}

@@ -1,0 +1,323 @@
+//! New games: `new RULESET with ADDRESS`, or a start sheet with its first
+//! move and the opponent in Cc. A person is sent one invitation and the
+//! game starts when they accept; the computer starts at once. The game's
+//! id derives from the mail that asked for it, so a retry finds the game
+//! its first delivery made, however far that delivery got.
+
+use super::{HostedReferee, Scene};
+use crate::engine::Side;
+use crate::mail::command::{Command, Opponent};
+use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
+use crate::mail::delivery::{DeliveryError, Postman, Report};
+use crate::mail::incoming::Mailbox;
+use crate::mail::letter::Letter;
+use crate::mail::play::Refusal;
+use crate::sheet::{Player, Players, Sheet};
+use crate::store::{
+    self, GameId, GameRecord, Ledger, Lock, PlayerRecord, Secrets, Standing, StoreError, FORMAT,
+};
+
+/// Invitations an address gets in a day, at most.
+const INVITATIONS_A_DAY: usize = 3;
+
+enum Slot {
+    Free(GameId),
+    /// The game this very mail started before.
+    Ours(Box<GameRecord>),
+}
+
+impl HostedReferee {
+    /// `new ...` from `inviter`; `verified` when a game key vouches for them.
+    pub(super) fn propose_new(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        inviter: &Mailbox,
+        verified: bool,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let Some(Command::New {
+            ruleset,
+            stones,
+            opponent,
+            side,
+        }) = letter.new_game().cloned()
+        else {
+            return Ok(Report::ignored("no new game asked for"));
+        };
+        let made = stones
+            .map(|n| ruleset.with_stones(n))
+            .unwrap_or(Ok(ruleset.rules()))
+            .map_err(Refusal::Stones)
+            .and_then(|rules| {
+                let me = Player {
+                    name: clean_name(&inviter.short_name()),
+                    address: Some(inviter.address.clone()),
+                };
+                let them = match &opponent {
+                    Opponent::Computer => Player {
+                        name: "Computer".into(),
+                        address: None,
+                    },
+                    Opponent::Person(m) => {
+                        if m.address.eq_ignore_ascii_case(&inviter.address) {
+                            return Err(Refusal::SelfOpponent);
+                        }
+                        if self.identity.is_own(&m.address) {
+                            return Err(Refusal::RefereeOpponent);
+                        }
+                        Player {
+                            name: clean_name(&m.short_name()),
+                            address: Some(m.address.clone()),
+                        }
+                    }
+                };
+                let mut players = Players::default();
+                *players.get_mut(side) = me;
+                *players.get_mut(side.other()) = them;
+                Ok(Sheet::new(rules, players))
+            });
+        let computer = (opponent == Opponent::Computer).then_some(side.other());
+        self.propose(secrets, letter, inviter, verified, made, side, computer, String::new(), postman)
+    }
+
+    /// A start sheet with the first move played, from `inviter`.
+    pub(super) fn propose_sheet(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        inviter: &Mailbox,
+        sheet: Sheet,
+        news: String,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let side = sheet
+            .game
+            .sowings()
+            .first()
+            .map_or(sheet.game.first(), |s| s.side);
+        self.propose(secrets, letter, inviter, false, Ok(sheet), side, None, news, postman)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn propose(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        inviter: &Mailbox,
+        verified: bool,
+        sheet: Result<Sheet, Refusal>,
+        side: Side,
+        computer: Option<Side>,
+        news: String,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let (id, _game_lock) = match self.game_slot(secrets, letter)? {
+            (Slot::Ours(mut record), lock) => {
+                let mut report = Report::ignored(format!("game {}: started by this mail before; sending what did not go", record.id));
+                self.flush_game(&mut record, postman, &mut report)?;
+                drop(lock);
+                return Ok(report);
+            }
+            (Slot::Free(id), lock) => (id, lock),
+        };
+        let digest = secrets.address_digest(&inviter.address);
+        let _sender_lock = self.store.lock(&format!("sender-{digest}"))?;
+        let mut sender = self.store.load_sender(&digest)?;
+        let plays_here = self.plays_here(&inviter.address);
+        if let Some(report) = self.sender_gate(&digest, &mut sender, letter, plays_here, !verified, postman)? {
+            return Ok(report);
+        }
+        let refuse = |sender: &mut _, refusal: Refusal| {
+            let body = format!(
+                "{} your mail was read, but no game was started:\n\n{}",
+                crate::mail::compose::REFEREE_LINE,
+                crate::mail::compose::note(&refusal.to_string())
+            );
+            self.reply_to_sender(&digest, sender, letter, inviter, body, postman)
+        };
+        let mut sheet = match sheet {
+            Ok(sheet) => sheet,
+            Err(refusal) => return refuse(&mut sender, refusal),
+        };
+        let now = store::now();
+        // The invitee's limits, checked and used under their own lock.
+        let invitee = sheet.players.get(side.other()).address.clone();
+        let _invitee_lock = match (&invitee, computer) {
+            (Some(address), None) => {
+                let lock = self.store.lock(&format!("invitee-{}", secrets.address_digest(address)))?;
+                if let Err(refusal) = self.may_invite(address, &inviter.address, now)? {
+                    return refuse(&mut sender, refusal);
+                }
+                Some(lock)
+            }
+            _ => None,
+        };
+        sheet.id = Some(id.to_string());
+        let mut record = new_record(&id, &sheet, letter, side, computer, now);
+        let mut scene = Scene {
+            referee: self,
+            secrets,
+            sheet,
+            id: id.clone(),
+            event: record.ledger.next_event(),
+            letter: Some(letter),
+        };
+        let (replies, summary) = match computer {
+            Some(_) => {
+                let news = format!("{} challenges the computer.", scene.sheet.name(side));
+                let news = news + &scene.computer_moves(&mut record, now);
+                (scene.both(&news, None), news)
+            }
+            None => (invitations(&scene, side, &news), format!("invitation sent by {}", inviter.address)),
+        };
+        let envelopes = replies.into_iter().map(|r| r.into_envelope(scene.event)).collect();
+        record.ledger.record(letter.identity.clone(), envelopes, now);
+        if !verified {
+            sender.count_answer(now);
+            self.store.save_sender(&digest, &sender)?;
+        }
+        self.store.save_game(&record)?;
+        let mut report = Report::ignored(format!("game {id}: {summary}"));
+        self.flush_game(&mut record, postman, &mut report)?;
+        Ok(report)
+    }
+
+    /// The id for the game this mail starts, locked: free, or the one it
+    /// started before.
+    fn game_slot(&self, secrets: &Secrets, letter: &Letter) -> Result<(Slot, Lock), StoreError> {
+        for attempt in 0..32 {
+            let id = secrets.game_id(&letter.identity, attempt);
+            let lock = self.store.lock(id.as_str())?;
+            match self.store.load_game(&id)? {
+                None => return Ok((Slot::Free(id), lock)),
+                Some(record) if record.started_by == letter.identity => {
+                    return Ok((Slot::Ours(Box::new(record)), lock))
+                }
+                Some(_) => continue, // another mail's game
+            }
+        }
+        Err(StoreError::Io {
+            path: self.store.dir().to_path_buf(),
+            error: std::io::Error::other("no free game id"),
+        })
+    }
+
+    /// May `inviter` invite `invitee` now? Not while an invitation to them
+    /// is open, not after they declined this inviter, not more than a few
+    /// times a day.
+    fn may_invite(&self, invitee: &str, inviter: &str, now: u64) -> Result<Result<(), Refusal>, StoreError> {
+        let listing = self.store.list()?;
+        let is = |record: &GameRecord, side: Side, address: &str| {
+            record
+                .player(side)
+                .address
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(address))
+        };
+        let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
+        let games: Vec<&GameRecord> = listing.games.iter().filter(invited).collect();
+        if games.iter().any(|r| matches!(r.standing, Standing::Invited { .. })) {
+            return Ok(Err(Refusal::InvitationOpen(invitee.to_string())));
+        }
+        if games
+            .iter()
+            .any(|r| r.standing == Standing::Declined && is(r, r.inviter, inviter))
+        {
+            return Ok(Err(Refusal::DeclinedBefore(invitee.to_string())));
+        }
+        if games.iter().filter(|r| r.created + 86_400 > now).count() >= INVITATIONS_A_DAY {
+            return Ok(Err(Refusal::TooManyInvitations(invitee.to_string())));
+        }
+        Ok(Ok(()))
+    }
+}
+
+fn new_record(id: &GameId, sheet: &Sheet, letter: &Letter, inviter: Side, computer: Option<Side>, now: u64) -> GameRecord {
+    let rules = sheet.game.rules();
+    let player = |side: Side| {
+        let p = sheet.players.get(side);
+        PlayerRecord {
+            name: p.name.clone(),
+            address: p.address.clone(),
+        }
+    };
+    let mut record = GameRecord {
+        format: FORMAT,
+        id: id.clone(),
+        ruleset: rules.ruleset,
+        stones: rules.stones,
+        first: sheet.game.first(),
+        south: player(Side::South),
+        north: player(Side::North),
+        computer,
+        standing: match computer {
+            Some(_) => Standing::Playing,
+            None => Standing::Invited {
+                invitee: inviter.other(),
+            },
+        },
+        turns: Vec::new(),
+        conceded: None,
+        started_by: letter.identity.clone(),
+        inviter,
+        created: now,
+        last_activity: now,
+        reminded: None,
+        ledger: Ledger::default(),
+    };
+    record.set_turns(&sheet.game, now);
+    record
+}
+
+/// The invitation to the invitee, and the word to the inviter.
+fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing> {
+    let sheet = &scene.sheet;
+    let invitee = inviter.other();
+    let who = format!(
+        "{} <{}>",
+        sheet.name(inviter),
+        sheet.players.get(inviter).address.as_deref().unwrap_or("")
+    );
+    let title = sheet.game.rules().ruleset.title();
+    let first_move = sheet.game.to_move() == Some(invitee) && sheet.game.ply() > 0;
+    let how = if first_move {
+        format!(
+            "{news} It is your move. Legal moves: {}.\n\
+             Your first move accepts the game: reply with a line  move <pit>\n\
+             To refuse it, reply with a line:  decline",
+            sheet.game.legal_moves()
+        )
+    } else {
+        "To play, reply to this mail with a line:  accept\n\
+         To refuse, reply with a line:  decline"
+            .to_string()
+    };
+    let invite = format!(
+        "{how}\nIf you would rather not answer, just ignore this mail: nothing more\n\
+         will come about this game unless you reply."
+    );
+    let to_invitee = scene.mail(
+        invitee,
+        sheet_body(
+            &game_line(sheet, &format!("{who} invites you to a game of {title}.")),
+            None,
+            sheet,
+            Next::Say(&invite),
+        ),
+    );
+    let to_inviter = scene.mail(
+        inviter,
+        sheet_body(
+            &game_line(
+                sheet,
+                &format!("your invitation to {} is sent.", sheet.players.get(invitee).address.as_deref().unwrap_or("")),
+            ),
+            None,
+            sheet,
+            Next::Say("The game starts when they accept; you will get the board then."),
+        ),
+    );
+    to_invitee.into_iter().chain(to_inviter).collect()
+}
+

@@ -1,0 +1,190 @@
+//! Mail without a valid key: a new game proposed, or an answer to the
+//! sender kept in their own ledger: their boards and keys if they play
+//! here, else a few lines at most a few times a day (From is forgeable,
+//! so the referee must not be a way to flood a stranger).
+
+use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
+use crate::mail::command::Command;
+use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Outgoing};
+use crate::mail::delivery::{flush, DeliveryError, Postman, Report};
+use crate::mail::incoming::Mailbox;
+use crate::mail::letter::Letter;
+use crate::mail::play::{play_turn, read_request, Refusal};
+use crate::mail::sheet_referee::seat_opponent;
+use crate::sheet::RawSheet;
+use crate::store::{self, Secrets, SenderRecord};
+
+impl HostedReferee {
+    pub(super) fn keyless(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        from: &Mailbox,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        if letter.new_game().is_some() {
+            return self.propose_new(secrets, letter, from, false, postman);
+        }
+        if let Err(refusal) = &letter.commands {
+            return self.refuse_keyless(secrets, letter, from, refusal, postman);
+        }
+        if let Some(start) = self.start_sheet(letter, from) {
+            return match start {
+                Ok((sheet, news)) => self.propose_sheet(secrets, letter, from, sheet, news, postman),
+                Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
+            };
+        }
+        let games = self.games_text(secrets, &from.address);
+        let help = letter.has(&Command::Help);
+        self.answer_sender(secrets, letter, from, postman, |plays_here| {
+            let mut body = String::new();
+            if help {
+                body.push_str(&format!("{} help, as you asked.\n\n", compose::REFEREE_LINE));
+                body.push_str(&super::help_text(None));
+            } else if plays_here {
+                body.push_str(&format!(
+                    "{} this mail carries no game key, so it moved nothing.\n\n{games}",
+                    compose::REFEREE_LINE
+                ));
+            } else {
+                body.push_str(&format!("{} your mail was read, but nothing was done:\n\n", compose::REFEREE_LINE));
+                body.push_str(&note(&Refusal::NoKey.to_string()));
+            }
+            body
+        })
+    }
+
+    /// A start sheet (no id, no move yet) with its first move written: the
+    /// broadcast's way to begin. `None` if the mail holds no start sheet.
+    fn start_sheet(&self, letter: &Letter, from: &Mailbox) -> Option<Result<(crate::sheet::Sheet, String), Refusal>> {
+        let raw = RawSheet::find(&letter.text).ok()?;
+        if raw.id.is_some() {
+            return None; // a stored game's sheet starts nothing new
+        }
+        let request = read_request(letter, &raw).ok()?;
+        if request.sheet.game.ply() != 0 {
+            return None;
+        }
+        let mut sheet = request.sheet;
+        let side = sheet.game.to_move()?;
+        let player = sheet.players.get_mut(side);
+        player.address = Some(from.address.clone());
+        if is_placeholder(&player.name) {
+            player.name = clean_name(&from.short_name());
+        }
+        seat_opponent(&self.identity, letter, from, &mut sheet, side);
+        if sheet.players.get(side.other()).address.is_none() {
+            return Some(Err(Refusal::NoOpponent));
+        }
+        Some(play_turn(&mut sheet, side, &request.sowings).map(|news| (sheet, news)))
+    }
+
+    /// A refusal to a sender without a key, within their daily answers.
+    pub(super) fn refuse_keyless(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        from: &Mailbox,
+        refusal: &Refusal,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let text = refusal.to_string();
+        self.answer_sender(secrets, letter, from, postman, |_| {
+            format!("{} your mail was read, but nothing was done:\n\n{}", compose::REFEREE_LINE, note(&text))
+        })
+    }
+
+    /// One answer to `to`, kept in their ledger until sent, if they have
+    /// answers left today.
+    fn answer_sender(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        to: &Mailbox,
+        postman: &dyn Postman,
+        body: impl FnOnce(bool) -> String,
+    ) -> Result<Report, DeliveryError> {
+        let digest = secrets.address_digest(&to.address);
+        let _lock = self.store.lock(&format!("sender-{digest}"))?;
+        let mut sender = self.store.load_sender(&digest)?;
+        let plays_here = self.plays_here(&to.address);
+        match self.sender_gate(&digest, &mut sender, letter, plays_here, true, postman)? {
+            Some(report) => Ok(report),
+            None => {
+                let body = body(plays_here);
+                self.reply_to_sender(&digest, &mut sender, letter, to, body, postman)
+            }
+        }
+    }
+
+    /// Does `address` play (or is it invited to) any game here?
+    pub(super) fn plays_here(&self, address: &str) -> bool {
+        self.store
+            .list()
+            .is_ok_and(|l| l.games.iter().any(|g| g.side_of(address).is_some()))
+    }
+
+    /// Before answering a sender: a mail handled before is finished (its
+    /// answer resent if it did not go); one over the day's answers is
+    /// noted and left unanswered. `None`: go on and answer.
+    pub(super) fn sender_gate(
+        &self,
+        digest: &str,
+        sender: &mut SenderRecord,
+        letter: &Letter,
+        plays_here: bool,
+        limited: bool,
+        postman: &dyn Postman,
+    ) -> Result<Option<Report>, DeliveryError> {
+        if let Some(event) = sender.ledger.handled(&letter.identity) {
+            let mut report = Report::ignored(format!("mail handled before (event {event}); sending what did not go"));
+            self.flush_sender(digest, sender, postman, &mut report)?;
+            return Ok(Some(report));
+        }
+        let now = store::now();
+        let cap = if plays_here { PLAYER_ANSWERS } else { STRANGER_ANSWERS };
+        if limited && sender.answers_today(now) >= cap {
+            sender.ledger.record(letter.identity.clone(), Vec::new(), now);
+            self.store.save_sender(digest, sender)?;
+            return Ok(Some(Report::ignored(format!(
+                "not answered: this address had its {cap} answers today"
+            ))));
+        }
+        Ok(None)
+    }
+
+    pub(super) fn reply_to_sender(
+        &self,
+        digest: &str,
+        sender: &mut SenderRecord,
+        letter: &Letter,
+        to: &Mailbox,
+        body: String,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let now = store::now();
+        let event = sender.ledger.next_event();
+        let message_id = self.message_id(&format!("s{}", &digest[..12]), event, "0");
+        let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature());
+        sender.count_answer(now);
+        sender.ledger.record(letter.identity.clone(), vec![out.into_envelope(event)], now);
+        self.store.save_sender(digest, sender)?;
+        let mut report = Report::ignored(format!("answered {}", to.address));
+        self.flush_sender(digest, sender, postman, &mut report)?;
+        Ok(report)
+    }
+
+    fn flush_sender(&self, digest: &str, sender: &mut SenderRecord, postman: &dyn Postman, report: &mut Report) -> Result<(), DeliveryError> {
+        let store = &self.store;
+        let mut kept = sender.clone();
+        flush(
+            &mut sender.ledger,
+            &mut |ledger| {
+                kept.ledger = ledger.clone();
+                store.save_sender(digest, &kept)
+            },
+            postman,
+            report,
+        )
+    }
+}

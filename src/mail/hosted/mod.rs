@@ -1,0 +1,509 @@
+//! The hosted referee: games kept in the store, players known by the keys
+//! that only the referee's mails to them carry, commands by mail. Each
+//! mail is one transaction under its game's lock: decide, save the new
+//! state with the replies it owes in one write, send each reply, record
+//! each as sent. A mail delivered again finds its event in the ledger and
+//! resends only what did not go, under the same Message-IDs.
+
+mod invite;
+mod keyless;
+mod remind;
+
+pub use remind::Reminder;
+
+use std::fmt::Write as _;
+
+use super::command::Command;
+use super::compose::{
+    game_line, game_subject, key_block, mailbox_of, note, sheet_body, signature, Next,
+    Outgoing,
+};
+use super::delivery::{flush, DeliveryError, Postman, Report};
+use super::incoming::Mailbox;
+use super::letter::Letter;
+use super::play::{play_turn, read_request, Refusal};
+use super::Identity;
+use crate::engine::{Game, Pit, Side, SplitMix64};
+use crate::opponent::Opponent;
+use crate::sheet::{Player, Players, RawSheet, Sheet};
+use crate::store::{self, Concession, GameId, GameRecord, Secrets, Standing, Store, StoreError};
+
+/// The referee of games kept in a store.
+#[derive(Clone, Debug)]
+pub struct HostedReferee {
+    pub identity: Identity,
+    pub store: Store,
+}
+
+/// Answers a day to an address that plays no game here, and to one that does.
+const STRANGER_ANSWERS: usize = 3;
+const PLAYER_ANSWERS: usize = 10;
+
+impl HostedReferee {
+    pub fn new(address: &str, store: Store) -> HostedReferee {
+        HostedReferee {
+            identity: Identity::new(address),
+            store,
+        }
+    }
+
+    /// Handles one mail from end to end.
+    ///
+    /// # Errors
+    /// When the store or a send failed in a way a later try may mend
+    /// (exit 75): what was done is kept, and the retry finishes it.
+    pub fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+        if let Some(why) = letter.never_answer(&self.identity) {
+            return Ok(Report::ignored(why));
+        }
+        let Some(from) = letter.from.clone() else {
+            return Ok(Report::ignored("not answered: no From address"));
+        };
+        let secrets = self.store.secrets()?;
+        let verified = letter.keys.iter().find_map(|token| secrets.check(token));
+        match verified {
+            Some((id, side)) => self.in_game(&secrets, letter, &from, id, side, postman),
+            None => self.keyless(&secrets, letter, &from, postman),
+        }
+    }
+
+    /// A mail over the size limit: the sender is told, within their daily answers.
+    ///
+    /// # Errors
+    /// As [`HostedReferee::deliver`].
+    pub fn deliver_too_large(
+        &self,
+        letter: &Letter,
+        limit: usize,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        if let Some(why) = letter.never_answer(&self.identity) {
+            return Ok(Report::ignored(why));
+        }
+        let Some(from) = letter.from.clone() else {
+            return Ok(Report::ignored("not answered: no From address"));
+        };
+        let secrets = self.store.secrets()?;
+        self.refuse_keyless(&secrets, letter, &from, &Refusal::TooLarge(limit), postman)
+    }
+
+    /// `id.event.recipient@domain`: what a reply answers and whom it is for.
+    fn message_id(&self, scope: &str, event: u32, to: &str) -> String {
+        format!("{scope}.{event}.{to}@{}", self.identity.domain())
+    }
+
+    /// A mail with a valid key for `side` of game `id`.
+    fn in_game(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        from: &Mailbox,
+        id: GameId,
+        side: Side,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        if let Some(Command::New { .. }) = letter.new_game() {
+            // A new game from a keyed mail: the key vouches for the sender.
+            let lock = self.store.lock(id.as_str())?;
+            let record = self.store.load_game(&id)?;
+            drop(lock);
+            if let Some(inviter) = record.as_ref().and_then(|r| mailbox_of(&player_of(r, side))) {
+                return self.propose_new(secrets, letter, &inviter, true, postman);
+            }
+        }
+        let _lock = self.store.lock(id.as_str())?;
+        let Some(mut record) = self.store.load_game(&id)? else {
+            return self.refuse_keyless(secrets, letter, from, &Refusal::NoGame(id.to_string()), postman);
+        };
+        let mut report = Report::default();
+        if let Some(event) = record.ledger.handled(&letter.identity) {
+            report.summary = format!("game {id}: mail handled before (event {event}); sending what did not go");
+            self.flush_game(&mut record, postman, &mut report)?;
+            return Ok(report);
+        }
+        let game = record.game().map_err(|e| corrupt(&self.store, &id, e))?;
+        let event = record.ledger.next_event();
+        let mut scene = Scene {
+            referee: self,
+            secrets,
+            sheet: sheet_of(&record, game),
+            id: id.clone(),
+            event,
+            letter: Some(letter),
+        };
+        let (replies, summary) = scene.decide(&mut record, letter, from, side);
+        let envelopes = replies.into_iter().map(|r| r.into_envelope(event)).collect();
+        record.ledger.record(letter.identity.clone(), envelopes, store::now());
+        self.store.save_game(&record)?;
+        report.summary = format!("game {id}: {summary}");
+        self.flush_game(&mut record, postman, &mut report)?;
+        Ok(report)
+    }
+
+    fn flush_game(&self, record: &mut GameRecord, postman: &dyn Postman, report: &mut Report) -> Result<(), DeliveryError> {
+        let store = &self.store;
+        let mut kept = record.clone();
+        let result = flush(
+            &mut record.ledger,
+            &mut |ledger| {
+                kept.ledger = ledger.clone();
+                store.save_game(&kept)
+            },
+            postman,
+            report,
+        );
+        result
+    }
+}
+
+/// A game's record whose turns the rules refuse: for the operator.
+fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt {
+        path: store.dir().join(format!("{id}.json")),
+        error: error.to_string(),
+    }
+}
+
+fn player_of(record: &GameRecord, side: Side) -> Player {
+    let p = record.player(side);
+    Player {
+        name: p.name.clone(),
+        address: p.address.clone(),
+    }
+}
+
+/// The sheet of a stored game, replayed.
+///
+/// # Errors
+/// When the record's turns are not a legal game.
+pub fn record_sheet(record: &GameRecord) -> Result<Sheet, store::ReplayError> {
+    Ok(sheet_of(record, record.game()?))
+}
+
+/// The sheet of a stored game: its game, players and id.
+fn sheet_of(record: &GameRecord, game: Game) -> Sheet {
+    Sheet {
+        game,
+        players: Players {
+            south: player_of(record, Side::South),
+            north: player_of(record, Side::North),
+        },
+        id: Some(record.id.to_string()),
+    }
+}
+
+/// One game's answer being made: the replies of one event.
+struct Scene<'a> {
+    referee: &'a HostedReferee,
+    secrets: &'a Secrets,
+    sheet: Sheet,
+    id: GameId,
+    event: u32,
+    letter: Option<&'a Letter>,
+}
+
+impl Scene<'_> {
+    /// A mail to `side` with `body` above its key: to their registered
+    /// address, whoever wrote.
+    fn mail(&self, side: Side, body: String) -> Option<Outgoing> {
+        let to = mailbox_of(self.sheet.players.get(side))?;
+        let token = self.secrets.token(&self.id, side);
+        let body = body + &key_block(self.id.as_str(), &token) + &signature();
+        let message_id = self
+            .referee
+            .message_id(self.id.as_str(), self.event, side.as_str());
+        let subject = game_subject(&self.sheet);
+        let out = match self.letter {
+            Some(letter) => Outgoing::reply(letter, message_id, to, body),
+            None => Outgoing::notice(message_id, to, subject.clone(), body),
+        };
+        Some(
+            out.with_reply_to(Some(self.referee.identity.sub_address(&token)))
+                .with_subject(subject),
+        )
+    }
+
+    /// The board to `side`, under `first` (and `said`, the referee's words).
+    fn board(&self, side: Side, first: &str, said: Option<&str>, comment: Option<(&str, &[String])>) -> Option<Outgoing> {
+        let mut top = game_line(&self.sheet, first);
+        if let Some(said) = said {
+            top.push_str("\n\n");
+            top.push_str(note(said).trim_end());
+        }
+        self.mail(side, sheet_body(&top, comment, &self.sheet, Next::Moves))
+    }
+
+    /// The same news to both players, each with their own key.
+    fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
+        Side::BOTH
+            .iter()
+            .filter_map(|&side| self.board(side, news, None, comment))
+            .collect()
+    }
+
+    /// A refusal to `side`: what is wrong, and the board as it stands.
+    fn refuse(&self, side: Side, refusal: &Refusal, from_note: &str) -> (Vec<Outgoing>, String) {
+        let said = format!("{from_note}{refusal}");
+        let mail = self.board(side, "your mail was read, but no move was played:", Some(&said), None);
+        (mail.into_iter().collect(), format!("refused: {refusal}"))
+    }
+
+    /// Decides what a keyed mail does to its game.
+    fn decide(&mut self, record: &mut GameRecord, letter: &Letter, from: &Mailbox, side: Side) -> (Vec<Outgoing>, String) {
+        let now = store::now();
+        // The answer goes to the key's owner; if someone else wrote, say so.
+        let from_note = match &record.player(side).address {
+            Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
+                "(This mail came from {}, not from your address here; the answer goes to {registered}.) ",
+                from.address
+            ),
+            _ => String::new(),
+        };
+        let commands = match &letter.commands {
+            Ok(commands) => commands.clone(),
+            Err(refusal) => return self.refuse(side, refusal, &from_note),
+        };
+        let has = |c: &Command| commands.contains(c);
+        if has(&Command::Help) {
+            let body = format!("{}\n\n{}", game_line(&self.sheet, "help, as you asked."), help_text(Some(self.sheet.game.rules().ruleset)));
+            return (self.mail(side, body).into_iter().collect(), "help".into());
+        }
+        if has(&Command::Games) {
+            let body = self.referee.games_text(self.secrets, record.player(side).address.as_deref().unwrap_or(""));
+            let body = format!("{}\n\n{body}", game_line(&self.sheet, "your games, as you asked."));
+            return (self.mail(side, body).into_iter().collect(), "games".into());
+        }
+        let wants_board = has(&Command::Board) && letter.move_lines.is_empty();
+        match record.standing {
+            Standing::Declined => {
+                let name = self.sheet.name(record.inviter.other()).to_string();
+                return self.refuse(side, &Refusal::Declined { name }, &from_note);
+            }
+            Standing::Invited { invitee } if side != invitee => {
+                let name = self.sheet.name(invitee).to_string();
+                if wants_board {
+                    let mail = self.board(side, "the board, as you asked.", Some(&Refusal::NotAccepted { name }.to_string()), None);
+                    return (mail.into_iter().collect(), "board".into());
+                }
+                return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
+            }
+            Standing::Invited { invitee } => {
+                if has(&Command::Decline) {
+                    record.standing = Standing::Declined;
+                    record.last_activity = now;
+                    let news = format!("{} declined the game. Nothing more will be mailed about it.", self.sheet.name(invitee));
+                    let mut top = game_line(&self.sheet, &news);
+                    top.push('\n');
+                    let mail = Side::BOTH.iter().filter_map(|&s| self.mail(s, top.clone())).collect();
+                    return (mail, "declined".into());
+                }
+                let has_move = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
+                if !has(&Command::Accept) && !has_move {
+                    if wants_board {
+                        let mail = self.board(side, "the board, as you asked.", Some(&Refusal::AcceptOrDecline.to_string()), None);
+                        return (mail.into_iter().collect(), "board".into());
+                    }
+                    return self.refuse(side, &Refusal::AcceptOrDecline, &from_note);
+                }
+                record.standing = Standing::Playing;
+                record.last_activity = now;
+                if !has_move || self.sheet.game.to_move() != Some(side) {
+                    let news = format!("{} accepted: the game is on.", self.sheet.name(invitee));
+                    self.computer_moves(record, now);
+                    return (self.both(&news, None), "accepted".into());
+                }
+                // A first move accepts too: played below.
+            }
+            Standing::Playing => {
+                if has(&Command::Accept) || has(&Command::Decline) {
+                    return self.refuse(side, &Refusal::AlreadyPlaying, &from_note);
+                }
+            }
+        }
+        if has(&Command::Resign) {
+            if self.sheet.game.is_over() {
+                return self.refuse(side, &Refusal::GameOver, &from_note);
+            }
+            self.sheet.game.resign(side);
+            record.concede(side, Concession::Resignation, now);
+            let news = format!("{} resigned.", self.sheet.name(side));
+            return (self.both(&news, None), news);
+        }
+        if wants_board {
+            let mail = self.board(side, "the board, as you asked.", (!from_note.is_empty()).then_some(from_note.trim()), None);
+            return (mail.into_iter().collect(), "board".into());
+        }
+        let sowings = match self.hosted_move(letter) {
+            Ok(sowings) => sowings,
+            Err(refusal) => return self.refuse(side, &refusal, &from_note),
+        };
+        let Some(to_move) = self.sheet.game.to_move() else {
+            return self.refuse(side, &Refusal::GameOver, &from_note);
+        };
+        if to_move != side {
+            let refusal = Refusal::NotYourTurn {
+                name: self.sheet.name(to_move).to_string(),
+                side: to_move,
+            };
+            return self.refuse(side, &refusal, &from_note);
+        }
+        let news = match play_turn(&mut self.sheet, side, &sowings) {
+            Ok(news) => news,
+            Err(refusal) => return self.refuse(side, &refusal, &from_note),
+        };
+        record.set_turns(&self.sheet.game, now);
+        let news = news + &self.computer_moves(record, now);
+        let mover = self.sheet.name(side).to_string();
+        (self.both(&news, Some((&mover, &letter.comment))), news)
+    }
+
+    /// The computer's turns, when it is to move: the news of what it played.
+    fn computer_moves(&mut self, record: &mut GameRecord, now: u64) -> String {
+        let Some(side) = record.computer else {
+            return String::new();
+        };
+        let news = computer_turns(&mut self.sheet, side);
+        record.set_turns(&self.sheet.game, now);
+        news
+    }
+
+    /// The move written in place of the `?` of a quoted log of this game.
+    fn quoted_move(&self, letter: &Letter) -> Option<Vec<Pit>> {
+        let raw = RawSheet::find(&letter.text).ok()?;
+        let request = read_request(letter, &raw).ok()?;
+        (request.sheet.game.sowings() == self.sheet.game.sowings()).then_some(request.sowings)
+    }
+
+    /// The sowings a mail asks for: its move line, or the move it wrote in
+    /// place of the `?` of a quoted log. A quoted board older than the
+    /// stored game (an old mail answered) moves nothing.
+    fn hosted_move(&self, letter: &Letter) -> Result<Vec<Pit>, Refusal> {
+        let mut lines = Vec::new();
+        for (_, read) in &letter.move_lines {
+            lines.push(read.clone()?);
+        }
+        let quoted = RawSheet::find(&letter.text)
+            .ok()
+            .and_then(|raw| read_request(letter, &raw).ok());
+        if let Some(request) = &quoted {
+            if request.sheet.game.sowings() != self.sheet.game.sowings() {
+                return Err(Refusal::OutOfDate);
+            }
+        }
+        match (lines.first(), quoted) {
+            (Some(line), _) => Ok(line.clone()),
+            (None, Some(request)) => Ok(request.sowings),
+            (None, None) => Err(Refusal::NoMove),
+        }
+    }
+}
+
+/// The computer's turns, when `side` (the computer) is to move.
+fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
+    let opponent = Opponent::default_for(sheet.game.rules().ruleset);
+    let mut rng = SplitMix64::new(sheet.game.ply() as u64 + 1);
+    let mut played = Vec::new();
+    while sheet.game.to_move() == Some(side) {
+        let Some(choice) = opponent.choose(&sheet.game, &mut rng) else {
+            break;
+        };
+        sheet.game.play_unchecked(choice.pit);
+        played.push(format!("{} ({})", choice.pit, choice.reason));
+    }
+    if played.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " {} ({side}) played {}.",
+            sheet.name(side),
+            played.join(", then ")
+        )
+    }
+}
+
+impl HostedReferee {
+    /// The games `address` plays here, each with its board and the key for it.
+    fn games_text(&self, secrets: &Secrets, address: &str) -> String {
+        let mut body = String::new();
+        let listing = match self.store.list() {
+            Ok(listing) => listing,
+            Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
+        };
+        for record in &listing.games {
+            let Some(side) = record.side_of(address) else {
+                continue;
+            };
+            let state = match record.game() {
+                Ok(game) => summary(record, &game),
+                Err(_) => "cannot be read just now".to_string(),
+            };
+            let _ = writeln!(
+                body,
+                "{} {}: {} v {}, {state}\n    your key: {}",
+                record.ruleset.title(),
+                record.id,
+                record.south.name,
+                record.north.name,
+                secrets.token(&record.id, side)
+            );
+        }
+        if body.is_empty() {
+            "You have no games here. Start one with a line:\n    new super-wari with <address>\n".to_string()
+        } else {
+            format!("Your games here, with your key for each (reply to any mail of a game to play it):\n\n{body}")
+        }
+    }
+}
+
+/// `Alice to move`, `over: Bob won`, `waiting for Bob to accept`.
+pub fn summary(record: &GameRecord, game: &Game) -> String {
+    let name = |side: Side| record.player(side).name.clone();
+    match record.standing {
+        Standing::Invited { invitee } => format!("waiting for {} to accept", name(invitee)),
+        Standing::Declined => format!("declined by {}", name(record.inviter.other())),
+        Standing::Playing => match (game.to_move(), game.outcome()) {
+            (Some(side), _) => format!("{} to move", name(side)),
+            (None, Some(outcome)) => match outcome.winner {
+                Some(side) => format!("over: {} won", name(side)),
+                None => "over: a draw".to_string(),
+            },
+            (None, None) => "over".to_string(),
+        },
+    }
+}
+
+/// The commands, and the rules of `ruleset` (or all).
+pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
+    format!("{HELP}\n{}", crate::guide::rules_text(ruleset))
+}
+
+const HELP: &str = "\
+The mancala referee keeps your games and mails both players the board
+after every move. Write one command a line, in your own text:
+
+    new RULESET [stones N] with ADDRESS [as south|north]
+                  invite ADDRESS to a game (super-wari, wari, waurie or
+                  mankala); with computer: play the referee itself
+    accept        play the game you are invited to (a first move does too)
+    decline       refuse it: that player's invitations stop
+    move c        sow your pit c; a bonus sowing is written c-f
+    board         the board of the game this mail is about, again
+    resign        give the game up
+    games         the games you play here, with your keys
+    help          this text
+
+Moves are pit letters from your own left in sowing order. Reply to any
+mail the referee sent you about a game: its Reply-To address (and the key
+line in its text) proves the mail is yours.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_fits_a_mail_window() {
+        assert!(HELP.lines().all(|l| l.len() < 78));
+        assert!(crate::mail::compose::COMMENT_WIDTH < 78);
+    }
+}

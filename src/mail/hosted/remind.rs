@@ -1,0 +1,115 @@
+//! The clock: nudge the player to move after a while, forfeit them after
+//! longer. Only games both players accepted; each game is its own
+//! transaction, and a notice that failed to go goes with the next run.
+
+use super::{corrupt, sheet_of, HostedReferee, Scene};
+use crate::mail::delivery::{DeliveryError, Postman, Report};
+use crate::store::{Concession, MailKey};
+
+/// What `remind` did to one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reminder {
+    Nudged { game: String, player: String },
+    Forfeited { game: String, player: String },
+    /// Notices whose sending failed before, sent now.
+    Resent { game: String, mails: usize },
+}
+
+impl HostedReferee {
+    /// Nudges the player to move in every game idle for `nudge` seconds
+    /// (once until they move), and forfeits those idle for `forfeit`.
+    /// Returns what was done, and the games that could not be handled
+    /// (each reported, none skipped in silence).
+    pub fn remind(
+        &self,
+        now: u64,
+        nudge: u64,
+        forfeit: u64,
+        postman: &dyn Postman,
+    ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
+        let secrets = self.store.secrets()?;
+        let listing = self.store.list()?;
+        let mut problems: Vec<DeliveryError> = listing.unreadable.into_iter().map(DeliveryError::Store).collect();
+        let mut done = Vec::new();
+        for listed in listing.games {
+            match self.remind_game(&secrets, &listed.id, now, nudge, forfeit, postman) {
+                Ok(mut what) => done.append(&mut what),
+                Err(e) => problems.push(e),
+            }
+        }
+        Ok((done, problems))
+    }
+
+    fn remind_game(
+        &self,
+        secrets: &crate::store::Secrets,
+        id: &crate::store::GameId,
+        now: u64,
+        nudge: u64,
+        forfeit: u64,
+        postman: &dyn Postman,
+    ) -> Result<Vec<Reminder>, DeliveryError> {
+        let _lock = self.store.lock(id.as_str())?;
+        let Some(mut record) = self.store.load_game(id)? else {
+            return Ok(Vec::new());
+        };
+        let mut done = Vec::new();
+        let mut report = Report::default();
+        if record.ledger.pending().next().is_some() {
+            self.flush_game(&mut record, postman, &mut report)?;
+            done.push(Reminder::Resent {
+                game: id.to_string(),
+                mails: report.sent.len(),
+            });
+        }
+        if !record.is_playing() {
+            return Ok(done); // never a word to someone who has not accepted
+        }
+        let game = record.game().map_err(|e| corrupt(&self.store, id, e))?;
+        let Some(side) = game.to_move() else {
+            return Ok(done);
+        };
+        if record.computer == Some(side) || record.player(side).address.is_none() {
+            return Ok(done);
+        }
+        let idle = now.saturating_sub(record.last_activity);
+        let days = idle / 86_400;
+        let name = record.player(side).name.clone();
+        let mut scene = Scene {
+            referee: self,
+            secrets,
+            sheet: sheet_of(&record, game),
+            id: id.clone(),
+            event: record.ledger.next_event(),
+            letter: None,
+        };
+        let (what, mails) = if idle >= forfeit {
+            scene.sheet.game.forfeit(side);
+            record.concede(side, Concession::Forfeit, now);
+            let news = format!("{name} has not moved for {days} days, and so forfeits the game.");
+            let what = Reminder::Forfeited {
+                game: id.to_string(),
+                player: name,
+            };
+            (what, scene.both(&news, None))
+        } else if idle >= nudge && record.reminded.is_none() {
+            record.reminded = Some(now);
+            let news = format!("a reminder: it has been your move for {days} days.");
+            let what = Reminder::Nudged {
+                game: id.to_string(),
+                player: name,
+            };
+            (what, scene.board(side, &news, None, None).into_iter().collect())
+        } else {
+            return Ok(done);
+        };
+        let event = scene.event;
+        let key = MailKey(format!("remind-{event}"));
+        let envelopes = mails.into_iter().map(|m| m.into_envelope(event)).collect();
+        record.ledger.record(key, envelopes, now);
+        self.store.save_game(&record)?;
+        done.push(what);
+        self.flush_game(&mut record, postman, &mut report)?;
+        Ok(done)
+    }
+}

@@ -1,0 +1,314 @@
+//! A mail digested once into what the referees read: who sent it, its
+//! identity, the sender's own lines (not quoted, not an attribution, not a
+//! pasted copy of the referee's own text), the keys it carries, its
+//! commands and move lines, and the comment to relay.
+
+use ring::digest;
+
+use super::command::{command_line, Command};
+use super::compose::{is_referee_text, COMMENT_WIDTH};
+use super::incoming::{Incoming, Mailbox};
+use super::compose::reply_subject;
+use super::play::{move_line, Refusal};
+use super::{text, Identity};
+use crate::engine::Pit;
+use crate::store::MailKey;
+
+/// Most lines of comment relayed.
+const COMMENT_LINES: usize = 40;
+/// A Message-ID longer than this is not repeated in our headers.
+const MESSAGE_ID_MAX: usize = 200;
+/// References kept when threading a reply.
+const REFERENCES_KEPT: usize = 10;
+
+/// One incoming mail, read.
+#[derive(Clone, Debug)]
+pub struct Letter {
+    /// What "this mail again" means: a digest of its Message-ID, else of its bytes.
+    pub identity: MailKey,
+    pub from: Option<Mailbox>,
+    /// To and Cc, in order.
+    pub recipients: Vec<Mailbox>,
+    pub subject: String,
+    /// The Message-ID, when it is fit to thread a reply by.
+    pub message_id: Option<String>,
+    pub references: Vec<String>,
+    /// Why it must never be answered (RFC 3834), if so.
+    pub automatic: Option<&'static str>,
+    pub loops: Vec<String>,
+    /// The body as plain lines (quoted text included).
+    pub text: String,
+    /// The sender's own lines, each with its index in `text.lines()`.
+    pub own: Vec<(usize, String)>,
+    /// Keys in the addresses it was sent to (strongest), then in its text.
+    pub keys: Vec<String>,
+    pub commands: Result<Vec<Command>, Refusal>,
+    /// The sender's own lines that are move lines, read.
+    pub move_lines: Vec<(usize, Result<Vec<Pit>, Refusal>)>,
+    /// The sender's words to relay to the opponent, cleaned and wrapped.
+    pub comment: Vec<String>,
+}
+
+impl Letter {
+    /// Reads a raw message (LF or CRLF, perhaps after an mbox `From ` line).
+    pub fn read(raw: &[u8], referee: &Identity) -> Letter {
+        let mail = Incoming::parse(raw);
+        let identity = identity_of(&mail, raw);
+        let own = own_lines(&mail.text, referee);
+        let mut keys: Vec<String> = mail
+            .recipients
+            .iter()
+            .map(|m| m.address.as_str())
+            .chain(mail.delivered_to.iter().map(String::as_str))
+            .flat_map(tokens)
+            .collect();
+        keys.extend(tokens(&mail.text));
+        keys.dedup();
+        let subject = reply_subject(&mail.subject);
+        let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
+        let commands = read_commands(own.iter().map(|(_, l)| l.as_str()).chain([subject_line.as_str()]));
+        let move_lines = own
+            .iter()
+            .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
+            .collect();
+        let comment = comment_of(&own, referee);
+        let fit = |id: &String| {
+            id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic())
+        };
+        let mut references: Vec<String> = mail.references.iter().filter(|r| fit(r)).cloned().collect();
+        if references.len() > REFERENCES_KEPT {
+            references.drain(..references.len() - REFERENCES_KEPT);
+        }
+        Letter {
+            identity,
+            message_id: mail.message_id.clone().filter(fit),
+            references,
+            from: mail.from,
+            recipients: mail.recipients,
+            subject: mail.subject,
+            automatic: mail.automatic,
+            loops: mail.loops,
+            text: mail.text,
+            own,
+            keys,
+            commands,
+            move_lines,
+            comment,
+        }
+    }
+
+    /// Why the referee must stay silent, if it must: automatic mail, no
+    /// sender, its own mail, a loop.
+    pub fn never_answer(&self, referee: &Identity) -> Option<String> {
+        if let Some(why) = self.automatic {
+            return Some(format!("not answered: {why}"));
+        }
+        let Some(from) = &self.from else {
+            return Some("not answered: no From address".into());
+        };
+        if referee.is_own(&from.address) {
+            return Some("not answered: the referee's own mail".into());
+        }
+        if self.loops.iter().any(|l| referee.is_own(l)) {
+            return Some("not answered: it carries the referee's X-Loop header".into());
+        }
+        None
+    }
+
+    pub fn has(&self, command: &Command) -> bool {
+        self.commands.as_ref().is_ok_and(|c| c.contains(command))
+    }
+
+    /// The `new` command, if the mail has one.
+    pub fn new_game(&self) -> Option<&Command> {
+        self.commands
+            .as_ref()
+            .ok()?
+            .iter()
+            .find(|c| matches!(c, Command::New { .. }))
+    }
+}
+
+/// A digest of the Message-ID, else of the bytes after the mbox line (the
+/// MTA writes the same bytes on every retry of one delivery).
+fn identity_of(mail: &Incoming, raw: &[u8]) -> MailKey {
+    let input = match &mail.message_id {
+        Some(id) => [b"id:".as_slice(), id.trim().as_bytes()].concat(),
+        None => {
+            let body = if raw.starts_with(b"From ") {
+                raw.iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(&raw[raw.len()..], |i| &raw[i + 1..])
+            } else {
+                raw
+            };
+            let lf: Vec<u8> = body.iter().copied().filter(|&b| b != b'\r').collect();
+            [b"bytes:".as_slice(), &lf].concat()
+        }
+    };
+    let hash = digest::digest(&digest::SHA256, &input);
+    MailKey(hash.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The sender's own lines: not quoted, not an attribution, above any
+/// pasted copy of the referee's own text.
+fn own_lines(text: &str, referee: &Identity) -> Vec<(usize, String)> {
+    let mut own = Vec::new();
+    for (i, line) in text::own_lines(text) {
+        if is_referee_text(line) {
+            break; // the referee's mail pasted unquoted: all below is its
+        }
+        if referee.is_named_in(line) && !tokens(line).is_empty() {
+            continue;
+        }
+        own.push((i, line.to_string()));
+    }
+    own
+}
+
+fn read_commands<'a>(lines: impl Iterator<Item = &'a str>) -> Result<Vec<Command>, Refusal> {
+    let mut found = Vec::new();
+    for line in lines {
+        if let Some(command) = command_line(line)? {
+            if !found.contains(&command) {
+                found.push(command);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The mover's own words, less move and command lines, board lines and
+/// any line naming a key or the referee's address, each line at most
+/// [`COMMENT_WIDTH`] wide.
+fn comment_of(own: &[(usize, String)], referee: &Identity) -> Vec<String> {
+    let lines: Vec<&str> = own
+        .iter()
+        .map(|(_, l)| l.trim_end())
+        .filter(|l| move_line(l).is_none())
+        .filter(|l| !matches!(command_line(l), Ok(Some(_)) | Err(_)))
+        .filter(|l| !looks_like_sheet(l))
+        .filter(|l| tokens(l).is_empty() && !referee.is_named_in(l))
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| !l.trim().is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(start, |i| i + 1);
+    lines[start..end.max(start)]
+        .iter()
+        .flat_map(|l| text::wrap(&text::clean_text(l), COMMENT_WIDTH))
+        .take(COMMENT_LINES)
+        .collect()
+}
+
+/// Board and log lines pasted unquoted are not comment.
+fn looks_like_sheet(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|')
+        || t.starts_with('+')
+        || t.starts_with("Game:")
+        || t.starts_with("Captured:")
+        || t.split_once('.')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Every `id-key` in the text: game keys look like `k7q2mx-0123456789ab`.
+pub fn tokens(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for (dash, _) in text.match_indices('-') {
+        let (Some(id_start), Some(end)) = (dash.checked_sub(6), dash.checked_add(13)) else {
+            continue;
+        };
+        if end > bytes.len() {
+            continue;
+        }
+        let id = &bytes[id_start..dash];
+        let key = &bytes[dash + 1..end];
+        let bounded = |i: Option<&u8>| !i.is_some_and(|b| b.is_ascii_alphanumeric());
+        if id
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            && key
+                .iter()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            && bounded(id_start.checked_sub(1).and_then(|i| bytes.get(i)))
+            && bounded(bytes.get(end))
+        {
+            found.push(String::from_utf8_lossy(&bytes[id_start..end]).into_owned());
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REFEREE: &str = "referee@referee.example";
+
+    fn read(raw: &str) -> Letter {
+        Letter::read(raw.as_bytes(), &Identity::new(REFEREE))
+    }
+
+    #[test]
+    fn tokens_are_found_where_they_stand_alone() {
+        assert_eq!(
+            tokens("referee+k7q2mx-0123456789ab@x.example"),
+            ["k7q2mx-0123456789ab"]
+        );
+        assert_eq!(
+            tokens("> Your key for game k7q2mx: k7q2mx-0123456789ab\n"),
+            ["k7q2mx-0123456789ab"]
+        );
+        assert!(tokens("k7q2mx-0123456789abc").is_empty());
+        assert!(tokens("xk7q2mx-0123456789ab").is_empty());
+        assert!(tokens("k7q2mx-0123456789AB").is_empty());
+        assert!(tokens("-").is_empty());
+    }
+
+    #[test]
+    fn a_mail_without_message_id_is_the_same_mail_on_every_retry() {
+        let mail = "From: a@x.example\nSubject: hi\n\nnew wari with b@y.example\n";
+        let first = read(&format!("From a@x.example  Mon Nov 30 09:05:00 2026\n{mail}"));
+        let again = read(&format!("From a@x.example  Tue Dec  1 10:00:00 2026\n{}", mail.replace('\n', "\r\n")));
+        assert_eq!(first.identity, again.identity);
+        assert_ne!(first.identity, read(&mail.replace("hi", "ho")).identity);
+    }
+
+    #[test]
+    fn a_huge_message_id_is_digested_and_not_repeated() {
+        let id = format!("<{}@x.example>", "a".repeat(900_000));
+        let letter = read(&format!("From: a@x.example\nMessage-ID: {id}\nReferences: {id}\n\nhelp\n"));
+        assert_eq!(letter.identity.0.len(), 32);
+        assert_eq!(letter.message_id, None);
+        assert!(letter.references.is_empty());
+    }
+
+    #[test]
+    fn a_pasted_copy_of_the_referees_mail_is_not_the_senders() {
+        let letter = read(
+            "From: b@x.example\n\nmove d\nGood luck!\n\n\
+             Super-Wari game k7q2mx: Alice played c.\n\nAlice writes:\n> resign\n\n\
+             Your key for game k7q2mx: k7q2mx-0123456789ab\nresign\n",
+        );
+        let own: Vec<&str> = letter.own.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(own, ["move d", "Good luck!", ""]);
+        assert_eq!(letter.comment, ["Good luck!"]);
+        assert_eq!(letter.commands, Ok(vec![]));
+        assert_eq!(letter.keys, ["k7q2mx-0123456789ab"], "the key is still read");
+    }
+
+    #[test]
+    fn no_key_or_referee_address_is_relayed() {
+        let letter = read(
+            "From: b@x.example\n\nmove d\nmy key is k7q2mx-0123456789ab, ha\n\
+             write to referee+k7q2mx-0123456789ab@referee.example\nnice game\n",
+        );
+        assert_eq!(letter.comment, ["nice game"]);
+    }
+}

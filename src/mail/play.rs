@@ -1,0 +1,280 @@
+//! Moves as mail carries them, for both referees: the move line, the
+//! quoted sheet with the move written in place of its `?`, one turn
+//! played, and why a mail's move was not played ([`Refusal`]).
+
+use super::letter::Letter;
+use crate::engine::{Pit, RulesError, Side};
+use crate::sheet::{self, RawSheet, Sheet, SheetError};
+
+/// Why a mail's move (or command) was not carried out, said to the player.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{0}")]
+    Sheet(#[from] SheetError),
+    #[error("'{text}' is not a move: {error}")]
+    BadMoveLine {
+        text: String,
+        error: crate::engine::ParsePitError,
+    },
+    #[error("the move line says {line} but the log says {log}: they disagree; send one move")]
+    Disagree { line: String, log: String },
+    #[error("the move lines say different things ({0}); send one move")]
+    SeveralMoves(String),
+    #[error("no move found: write a line 'move <pit>' above the quoted board")]
+    NoMove,
+    #[error("the game is over; it takes no more moves")]
+    GameOver,
+    #[error("it is {name}'s move ({side}), and this mail is from {from}, not {address}")]
+    NotYourMove {
+        name: String,
+        side: Side,
+        from: String,
+        address: String,
+    },
+    #[error("{0}")]
+    Illegal(String),
+    #[error("the mail is larger than {0} bytes; send a plain-text reply without attachments")]
+    TooLarge(usize),
+    #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
+    NoKey,
+    #[error("there is no game {0} here")]
+    NoGame(String),
+    #[error("it is {name}'s move ({side})")]
+    NotYourTurn { name: String, side: Side },
+    #[error("the board you quoted is out of date: answer the referee's latest mail")]
+    OutOfDate,
+    #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
+    BadNew(String),
+    #[error("{0}")]
+    Stones(RulesError),
+    #[error("you cannot play against yourself")]
+    SelfOpponent,
+    #[error("you cannot play against the referee's own address; name your opponent's")]
+    RefereeOpponent,
+    #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
+    NoOpponent,
+    #[error("{name} has not accepted the game yet: it starts when they do")]
+    NotAccepted { name: String },
+    #[error("{name} declined this game")]
+    Declined { name: String },
+    #[error("the game is under way: accept and decline are for invitations")]
+    AlreadyPlaying,
+    #[error("to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'")]
+    AcceptOrDecline,
+    #[error("{0} has an invitation open already; they can answer that one first")]
+    InvitationOpen(String),
+    #[error("{0} declined an earlier invitation of yours, so the referee sends no more")]
+    DeclinedBefore(String),
+    #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
+    TooManyInvitations(String),
+}
+
+/// A sheet and the move the mail asks for.
+pub struct Request {
+    pub sheet: Sheet,
+    pub sowings: Vec<Pit>,
+    /// The sheet was pasted unquoted, so the player's own text cannot be
+    /// told from what they pasted.
+    pub pasted: bool,
+}
+
+/// The verified sheet in `raw` and the move, from a move line or the log.
+///
+/// # Errors
+/// The refusal, with the sheet as it stands when one could be read.
+pub fn read_request(
+    letter: &Letter,
+    raw: &RawSheet,
+) -> Result<Request, (Refusal, Option<Box<Sheet>>)> {
+    let mut line_moves: Vec<Vec<Pit>> = Vec::new();
+    for (index, read) in &letter.move_lines {
+        if raw.lines.contains(index) {
+            continue;
+        }
+        match read {
+            Ok(sowings) if !line_moves.contains(sowings) => line_moves.push(sowings.clone()),
+            Err(refusal) => {
+                return Err((
+                    refusal.clone(),
+                    raw.replay(raw.sowing_count()).ok().map(Box::new),
+                ))
+            }
+            _ => {}
+        }
+    }
+    // The log is the authority: the board drawn is the log played out,
+    // or the log without the move the player wrote in place of `?`.
+    let total = raw.sowing_count();
+    let full = raw.replay(total).map_err(|e| (Refusal::Sheet(e), None))?;
+    let (sheet, log_move) = match raw.check_board(&full.game) {
+        Ok(()) => (full, None),
+        Err(mismatch) => {
+            let last_turn = raw.turns.last().map_or(0, Vec::len);
+            let earlier = (1..=last_turn).find_map(|k| {
+                let sheet = raw.replay(total - k).ok()?;
+                raw.check_board(&sheet.game).ok()?;
+                Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
+            });
+            match earlier {
+                Some((sheet, sowings)) => (sheet, Some(sowings)),
+                None => return Err((Refusal::Sheet(mismatch), None)),
+            }
+        }
+    };
+    let sowings = match (line_moves.as_slice(), log_move) {
+        ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
+        ([], Some(log)) => log,
+        ([line], None) => line.clone(),
+        ([line], Some(log)) if *line == log => log,
+        ([line], Some(log)) => {
+            return Err((
+                Refusal::Disagree {
+                    line: written(line),
+                    log: written(&log),
+                },
+                Some(Box::new(sheet)),
+            ))
+        }
+        (several, _) => {
+            let list = several
+                .iter()
+                .map(|m| written(m))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err((Refusal::SeveralMoves(list), Some(Box::new(sheet))));
+        }
+    };
+    let pasted = letter
+        .text
+        .lines()
+        .nth(raw.lines.start)
+        .is_some_and(|first| !super::text::is_quoted(first));
+    Ok(Request {
+        sheet,
+        sowings,
+        pasted,
+    })
+}
+
+/// Plays `side`'s turn: its sowings, bonus sowings included. Returns the
+/// news for the players ("Alice played c-f, capturing 2.").
+///
+/// # Errors
+/// An illegal sowing, or a sowing after the turn has passed; the sheet is
+/// then as it was.
+pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
+    let before = sheet.clone();
+    let line = sheet.log_line_awaited();
+    let mut captured = 0u32;
+    for (i, &pit) in sowings.iter().enumerate() {
+        if sheet.game.to_move() != Some(side) {
+            *sheet = before;
+            return Err(Refusal::Illegal(format!(
+                "move {line}: {side}'s {} earns no bonus sowing, so {} cannot follow",
+                written(&sowings[..i]),
+                written(&sowings[i..])
+            )));
+        }
+        match sheet.game.play(pit) {
+            Ok(sowing) => captured += u32::from(sowing.captured),
+            Err(error) => {
+                *sheet = before;
+                return Err(Refusal::Illegal(format!("move {line}: {error}")));
+            }
+        }
+    }
+    let mut news = format!("{} played {}", sheet.name(side), written(sowings));
+    if captured > 0 {
+        news.push_str(&format!(", capturing {captured}"));
+    }
+    news.push('.');
+    Ok(news)
+}
+
+/// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that
+/// merely starts with the word.
+pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
+    let trimmed = line.trim();
+    let keyword = trimmed.get(..4)?;
+    if !keyword.eq_ignore_ascii_case("move") {
+        return None;
+    }
+    let rest = &trimmed[4..];
+    let (colon, rest) = match rest.trim_start().strip_prefix(':') {
+        Some(after) => (true, after.trim()),
+        None if rest.starts_with(char::is_whitespace) => (false, rest.trim()),
+        None => return None, // "moved", "movement"
+    };
+    let rest = rest.trim_end_matches(['.', '!']);
+    match sheet::parse_sowings(rest) {
+        Ok(sowings) if !sowings.is_empty() => Some(Ok(sowings)),
+        Ok(_) if colon => Some(Err(Refusal::NoMove)),
+        Err(error) if colon || rest.split_whitespace().count() == 1 => {
+            Some(Err(Refusal::BadMoveLine {
+                text: rest.to_string(),
+                error,
+            }))
+        }
+        _ => None,
+    }
+}
+
+pub fn written(sowings: &[Pit]) -> String {
+    sowings
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_lines_as_players_write_them() {
+        let ok = |l: &str| {
+            move_line(l)
+                .unwrap()
+                .unwrap()
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<String>()
+        };
+        assert_eq!(ok("move c"), "c");
+        assert_eq!(ok("Move: c"), "c");
+        assert_eq!(ok("  MOVE c-f"), "cf");
+        assert_eq!(ok("move c f."), "cf");
+        assert_eq!(ok("move:3"), "c");
+        assert!(move_line("Move fast and break things").is_none());
+        assert!(move_line("moved to Paris").is_none());
+        assert!(move_line("a move").is_none());
+        assert!(matches!(
+            move_line("move: z"),
+            Some(Err(Refusal::BadMoveLine { .. }))
+        ));
+        assert!(matches!(
+            move_line("move z"),
+            Some(Err(Refusal::BadMoveLine { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_turn_plays_its_bonus_sowings_and_nothing_after_the_turn_passes() {
+        use crate::engine::Ruleset;
+        use crate::sheet::Players;
+        let mut sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Ann", "Bo"));
+        let pits = |s: &str| sheet::parse_sowings(s).unwrap();
+        assert_eq!(
+            play_turn(&mut sheet, Side::South, &pits("c-f")),
+            Ok("Ann played c-f.".to_string())
+        );
+        let before = sheet.game.ply();
+        let err = play_turn(&mut sheet, Side::North, &pits("a b")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "move 1: North's a earns no bonus sowing, so b cannot follow"
+        );
+        assert_eq!(sheet.game.ply(), before, "the sheet is as it was");
+    }
+}

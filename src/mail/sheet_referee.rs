@@ -1,0 +1,208 @@
+//! The referee that keeps no games (`--no-store`): each game lives in its
+//! mails, and the quoted sheet is checked by replaying its log. It decides
+//! from a [`Letter`]; sending is [`delivery`](super::delivery)'s.
+
+use super::compose::{
+    self, clean_name, game_line, is_placeholder, mailbox_of, note, sheet_body, signature, Next,
+    Outgoing,
+};
+use super::delivery::{self, DeliveryError, Postman, Report};
+use super::incoming::Mailbox;
+use super::letter::Letter;
+use super::play::{play_turn, read_request, Refusal, Request};
+use super::Identity;
+use crate::engine::Side;
+use crate::sheet::{RawSheet, Sheet};
+
+/// What a referee decided about one mail.
+#[derive(Clone, Debug)]
+pub enum Decision {
+    /// Never answer it; the reason is for the log.
+    Ignore(String),
+    /// Send these; the summary is for the log.
+    Send { mail: Vec<Outgoing>, summary: String },
+}
+
+/// The referee of games that live in their mails.
+#[derive(Clone, Debug)]
+pub struct SheetReferee {
+    pub identity: Identity,
+}
+
+impl SheetReferee {
+    pub fn new(address: &str) -> SheetReferee {
+        SheetReferee {
+            identity: Identity::new(address),
+        }
+    }
+
+    /// Decides, then sends.
+    ///
+    /// # Errors
+    /// When a reply could not be sent and trying later may help.
+    pub fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+        self.send(self.decide(letter), postman)
+    }
+
+    /// The answer to a mail over the size limit, read only in part.
+    ///
+    /// # Errors
+    /// As [`SheetReferee::deliver`].
+    pub fn deliver_too_large(
+        &self,
+        letter: &Letter,
+        limit: usize,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        let decision = match (letter.never_answer(&self.identity), &letter.from) {
+            (Some(why), _) => Decision::Ignore(why),
+            (None, None) => Decision::Ignore("not answered: no From address".into()),
+            (None, Some(from)) => self.refuse(letter, from, &Refusal::TooLarge(limit), None),
+        };
+        self.send(decision, postman)
+    }
+
+    fn send(&self, decision: Decision, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+        match decision {
+            Decision::Ignore(why) => Ok(Report::ignored(why)),
+            Decision::Send { mail, summary } => {
+                let mut report = Report {
+                    summary,
+                    ..Report::default()
+                };
+                delivery::send_all(&mail, postman, &mut report)?;
+                Ok(report)
+            }
+        }
+    }
+
+    /// Reads one mail and decides what to send.
+    pub fn decide(&self, letter: &Letter) -> Decision {
+        if let Some(why) = letter.never_answer(&self.identity) {
+            return Decision::Ignore(why);
+        }
+        let Some(from) = letter.from.clone() else {
+            return Decision::Ignore("not answered: no From address".into());
+        };
+        let raw = match RawSheet::find(&letter.text) {
+            Ok(raw) => raw,
+            Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None),
+        };
+        let request = match read_request(letter, &raw) {
+            Ok(request) => request,
+            Err((refusal, sheet)) => return self.refuse(letter, &from, &refusal, sheet.as_deref()),
+        };
+        self.play(letter, &from, request)
+    }
+
+    /// The Message-ID of the `n`th reply to `letter`: the same on a retry.
+    fn message_id(&self, letter: &Letter, n: usize) -> String {
+        format!("sheet.{}.{n}@{}", letter.identity.0, self.identity.domain())
+    }
+
+    fn play(&self, letter: &Letter, from: &Mailbox, request: Request) -> Decision {
+        let Request {
+            mut sheet,
+            sowings,
+            pasted,
+        } = request;
+        let Some(side) = sheet.game.to_move() else {
+            return self.refuse(letter, from, &Refusal::GameOver, Some(&sheet));
+        };
+        // The seat to move is the sender's: by its address, or, while it has
+        // none yet (a new game), by taking it.
+        let seat = sheet.players.get(side).clone();
+        match &seat.address {
+            Some(address) if !address.eq_ignore_ascii_case(&from.address) => {
+                let refusal = Refusal::NotYourMove {
+                    name: seat.name.clone(),
+                    side,
+                    from: from.address.clone(),
+                    address: address.clone(),
+                };
+                return self.refuse(letter, from, &refusal, Some(&sheet));
+            }
+            Some(_) => {}
+            None => {
+                let player = sheet.players.get_mut(side);
+                player.address = Some(from.address.clone());
+                if is_placeholder(&player.name) {
+                    player.name = clean_name(&from.short_name());
+                }
+                seat_opponent(&self.identity, letter, from, &mut sheet, side);
+            }
+        }
+        let news = match play_turn(&mut sheet, side, &sowings) {
+            Ok(news) => news,
+            Err(refusal) => return self.refuse(letter, from, &refusal, Some(&sheet)),
+        };
+        let mover = sheet.name(side).to_string();
+        // A pasted sheet: the player's words cannot be told from the paste.
+        let comment: &[String] = if pasted { &[] } else { &letter.comment };
+        let mut body = sheet_body(
+            &game_line(&sheet, &news),
+            Some((&mover, comment)),
+            &sheet,
+            Next::Moves,
+        );
+        body.push_str(&signature());
+        let mut to: Vec<Mailbox> = Vec::new();
+        for s in Side::BOTH {
+            if let Some(m) = mailbox_of(sheet.players.get(s)) {
+                if !to.iter().any(|a| a.address.eq_ignore_ascii_case(&m.address)) {
+                    to.push(m);
+                }
+            }
+        }
+        let mail = to
+            .into_iter()
+            .enumerate()
+            .map(|(n, m)| Outgoing::reply(letter, self.message_id(letter, n), m, body.clone()))
+            .collect();
+        Decision::Send {
+            mail,
+            summary: format!("{} {news}", sheet.game.rules().ruleset),
+        }
+    }
+
+    /// The reply to a refused mail: to the sender alone, with what is wrong,
+    /// what is legal, and the unchanged sheet.
+    fn refuse(&self, letter: &Letter, from: &Mailbox, refusal: &Refusal, sheet: Option<&Sheet>) -> Decision {
+        let mut body = format!("{} your mail was read, but no move was played:\n\n", compose::REFEREE_LINE);
+        body.push_str(&note(&refusal.to_string()));
+        match sheet {
+            Some(sheet) => {
+                body.push('\n');
+                body.push_str(&sheet_body("The board is unchanged:", None, sheet, Next::Moves));
+            }
+            None => body.push_str(
+                "\nReply to the referee's last mail, keeping its board and move log in the\n\
+                 quoted text, and write your move on a line of its own:  move <pit>\n",
+            ),
+        }
+        body.push_str(&signature());
+        Decision::Send {
+            mail: vec![Outgoing::reply(letter, self.message_id(letter, 0), from.clone(), body)],
+            summary: format!("refused {}: {refusal}", from.address),
+        }
+    }
+}
+
+/// A new game's other seat: the other address in To/Cc, not the referee's
+/// own nor the sender's.
+pub fn seat_opponent(referee: &Identity, letter: &Letter, from: &Mailbox, sheet: &mut Sheet, side: Side) {
+    let other = sheet.players.get_mut(side.other());
+    if other.address.is_some() {
+        return;
+    }
+    let opponent = letter
+        .recipients
+        .iter()
+        .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address));
+    if let Some(opponent) = opponent {
+        other.address = Some(opponent.address.clone());
+        if is_placeholder(&other.name) {
+            other.name = clean_name(&opponent.short_name());
+        }
+    }
+}

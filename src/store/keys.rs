@@ -1,0 +1,131 @@
+//! The store's secret and what derives from it: each player's key for a
+//! game, a game's id from the mail that started it, and the digest an
+//! address is filed under.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+
+use ring::hmac;
+use ring::rand::{SecureRandom, SystemRandom};
+
+use super::record::{GameId, MailKey, ID_LENGTH};
+use super::{io_error, Store, StoreError};
+use crate::engine::Side;
+
+/// The players' keys: each player of each game has one, derived from the
+/// store's secret, that only the referee's mails to that player carry.
+pub struct Secrets {
+    key: hmac::Key,
+}
+
+/// Hex digits of a player's key.
+const TOKEN_LENGTH: usize = 12;
+
+impl Store {
+    /// The secret from which the players' keys derive. It is made when the
+    /// store is new; if it is missing from a store that holds games it is
+    /// an error, never made anew (that would void every key handed out).
+    ///
+    /// # Errors
+    /// When it cannot be read or made, or is missing from a used store.
+    pub fn secrets(&self) -> Result<Secrets, StoreError> {
+        let path = self.dir.join("key");
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if self.has_records()? {
+                    return Err(StoreError::KeyMissing { path });
+                }
+                self.make_secret()?;
+                fs::read_to_string(&path).map_err(io_error(&path))?
+            }
+            Err(e) => return Err(io_error(&path)(e)),
+        };
+        if text.trim().len() < 32 {
+            return Err(StoreError::Corrupt {
+                path,
+                error: "the key is too short".into(),
+            });
+        }
+        Ok(Secrets {
+            key: hmac::Key::new(hmac::HMAC_SHA256, text.trim().as_bytes()),
+        })
+    }
+
+    /// Writes a fresh secret whole beside its place, then links it there:
+    /// whoever links first wins, and nobody reads a key half written.
+    fn make_secret(&self) -> Result<(), StoreError> {
+        let path = self.dir.join("key");
+        let mut fresh = [0u8; 32];
+        SystemRandom::new()
+            .fill(&mut fresh)
+            .map_err(|_| StoreError::NoRandom)?;
+        let hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+        let temp = self.dir.join(format!(".key.{}.tmp", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let written = options
+            .open(&temp)
+            .and_then(|mut file| {
+                file.write_all(hex.as_bytes())
+                    .and_then(|()| file.sync_all())
+            })
+            .and_then(|()| match fs::hard_link(&temp, &path) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+                other => other,
+            })
+            .and_then(|()| fs::File::open(&self.dir)?.sync_all());
+        let _ = fs::remove_file(&temp);
+        written.map_err(io_error(&path))
+    }
+}
+
+impl Secrets {
+    fn sign(&self, text: &str) -> hmac::Tag {
+        hmac::sign(&self.key, text.as_bytes())
+    }
+
+    /// The key of `side` in game `id`: `id-` and 12 hex digits of an HMAC.
+    pub fn token(&self, id: &GameId, side: Side) -> String {
+        let hex = hex(self.sign(&format!("{id}:{}", side.as_str())).as_ref());
+        format!("{id}-{}", &hex[..TOKEN_LENGTH])
+    }
+
+    /// Whose key `token` is, if it is one: the game and the side.
+    pub fn check(&self, token: &str) -> Option<(GameId, Side)> {
+        let (id, _) = token.split_once('-')?;
+        let id = GameId::parse(id)?;
+        Side::BOTH.into_iter().find_map(|side| {
+            constant_time_eq(self.token(&id, side).as_bytes(), token.as_bytes())
+                .then(|| (id.clone(), side))
+        })
+    }
+
+    /// The id of the game the mail `mail` starts, on the `attempt`th try
+    /// (the next one when an earlier id is some other mail's game). The
+    /// same mail delivered again finds the same game.
+    pub fn game_id(&self, mail: &MailKey, attempt: u32) -> GameId {
+        GameId::from_bytes(&self.sign(&format!("game:{}:{attempt}", mail.0)).as_ref()[..ID_LENGTH])
+    }
+
+    /// The name an address is filed under: keyed, so the folder names no one.
+    pub fn address_digest(&self, address: &str) -> String {
+        let tag = self.sign(&format!("address:{}", address.trim().to_ascii_lowercase()));
+        hex(&tag.as_ref()[..12])
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Compares without stopping at the first difference, so the time taken
+/// tells a forger nothing.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,307 @@
+//! The referee's store: one JSON file per game, written so that a crash
+//! leaves the old state or the new one, locked per game so that mails for
+//! one game are handled one at a time, and a secret from which each
+//! player's per-game key is derived. It knows games, players and the
+//! replies they are owed, not mail and not the sheet's text.
+//!
+//! Layout of the folder:
+//!
+//! ```text
+//! key                the secret (back it up: every key in every game derives from it)
+//! <id>.json          a game (see [`GameRecord`]), `format` 2
+//! senders/<h>.json   answers given to a keyless address <h> (a digest of it)
+//! locks/             lock files, one per game or address
+//! ```
+
+mod keys;
+mod record;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+pub use keys::Secrets;
+pub use record::{
+    Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
+    PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
+};
+
+/// What can go wrong with the store, and whether waiting helps.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
+    #[error("{path}: not a game file ({error}); it is left as it is: repair or remove it")]
+    Corrupt { path: PathBuf, error: String },
+    #[error("{path}: written in format {format}, newer than this referee's {FORMAT}; it is left as it is: run a newer mancala")]
+    Future { path: PathBuf, format: u32 },
+    #[error("{path} is missing but the store holds games: restore it from a backup (a new one would void every player's key)")]
+    KeyMissing { path: PathBuf },
+    #[error("no random numbers to be had")]
+    NoRandom,
+}
+
+impl StoreError {
+    /// Trying again later may help by itself (a full disk, a lock, a
+    /// permission fixed); otherwise the operator must act first. Either
+    /// way the mail is kept (exit 75), never dropped.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Io { .. } | StoreError::NoRandom)
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+    move |error| StoreError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// A lock on one game or address, held until dropped.
+#[derive(Debug)]
+pub struct Lock {
+    _file: File,
+}
+
+/// The store: a folder of game files, their locks, and the key.
+#[derive(Clone, Debug)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// The store in `dir`, made (readable by its owner only) if missing.
+    /// An existing folder's permissions are the operator's and left alone.
+    ///
+    /// # Errors
+    /// When the folder cannot be made.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        if !dir.is_dir() {
+            let mut builder = fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                builder.mode(0o700);
+            }
+            builder.create(dir).map_err(io_error(dir))?;
+        }
+        Ok(Store {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Where games are kept when nobody says: `$XDG_DATA_HOME/mancala-referee`,
+    /// else `~/.local/share/mancala-referee`.
+    pub fn default_dir() -> PathBuf {
+        match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+            Some(data) => PathBuf::from(data).join("mancala-referee"),
+            None => {
+                let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
+                PathBuf::from(home).join(".local/share/mancala-referee")
+            }
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn game_path(&self, id: &GameId) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    fn sender_path(&self, digest: &str) -> PathBuf {
+        self.dir.join("senders").join(format!("{digest}.json"))
+    }
+
+    /// Waits for, then holds, the lock called `name` (a game id, or
+    /// `sender-<digest>`): mails for one game are handled one at a time;
+    /// other games are not held up.
+    ///
+    /// # Errors
+    /// When the lock file cannot be opened or locked.
+    pub fn lock(&self, name: &str) -> Result<Lock, StoreError> {
+        let dir = self.dir.join("locks");
+        let path = dir.join(format!("{name}.lock"));
+        let open = || {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+        };
+        let file = match open() {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+                open()
+            }
+            other => other,
+        }
+        .map_err(io_error(&path))?;
+        file.lock().map_err(io_error(&path))?;
+        Ok(Lock { _file: file })
+    }
+
+    /// Game `id`, or `None` if the store has no such game.
+    ///
+    /// # Errors
+    /// When the file cannot be read, is not a game, or is of a newer format.
+    pub fn load_game(&self, id: &GameId) -> Result<Option<GameRecord>, StoreError> {
+        read_record(&self.game_path(id))
+    }
+
+    /// Writes the game durably (see [`write_atomically`]).
+    ///
+    /// # Errors
+    /// When any step fails; the old file is then untouched.
+    pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
+        write_record(&self.dir, &self.game_path(&record.id), record)
+    }
+
+    /// The record of the keyless address with this digest (a fresh one if none).
+    ///
+    /// # Errors
+    /// As [`Store::load_game`].
+    pub fn load_sender(&self, digest: &str) -> Result<SenderRecord, StoreError> {
+        Ok(read_record(&self.sender_path(digest))?.unwrap_or_default())
+    }
+
+    /// # Errors
+    /// As [`Store::save_game`].
+    pub fn save_sender(&self, digest: &str, record: &SenderRecord) -> Result<(), StoreError> {
+        let dir = self.dir.join("senders");
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        write_record(&dir, &self.sender_path(digest), record)
+    }
+
+    /// Every game in the store, oldest first, and every file that could not
+    /// be read as one (reported, never skipped in silence).
+    ///
+    /// # Errors
+    /// When the folder cannot be read.
+    pub fn list(&self) -> Result<Listing, StoreError> {
+        let mut listing = Listing::default();
+        for entry in fs::read_dir(&self.dir).map_err(io_error(&self.dir))? {
+            let entry = entry.map_err(io_error(&self.dir))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".json") else {
+                continue;
+            };
+            let Some(id) = GameId::parse(id) else {
+                listing.unreadable.push(StoreError::Corrupt {
+                    path: entry.path(),
+                    error: "its name is not a game id".into(),
+                });
+                continue;
+            };
+            match self.load_game(&id) {
+                Ok(Some(record)) => listing.games.push(record),
+                Ok(None) => {} // removed since the folder was read
+                Err(e) => listing.unreadable.push(e),
+            }
+        }
+        listing
+            .games
+            .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+        Ok(listing)
+    }
+
+    /// Does the store hold any game (or the folder for senders)?
+    fn has_records(&self) -> Result<bool, StoreError> {
+        for entry in fs::read_dir(&self.dir).map_err(io_error(&self.dir))? {
+            let name = entry.map_err(io_error(&self.dir))?.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".json") || name == "senders" {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The games of a store, and the files that are not readable games.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub games: Vec<GameRecord>,
+    pub unreadable: Vec<StoreError>,
+}
+
+/// The `format` of a record, read before the rest so that a newer file is
+/// refused as newer rather than as damaged.
+#[derive(serde::Deserialize)]
+struct Version {
+    format: u32,
+}
+
+fn read_record<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    let corrupt = |error: serde_json::Error| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        error: error.to_string(),
+    };
+    let version: Version = serde_json::from_str(&text).map_err(corrupt)?;
+    if version.format > FORMAT {
+        return Err(StoreError::Future {
+            path: path.to_path_buf(),
+            format: version.format,
+        });
+    }
+    if version.format < FORMAT {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            error: format!("format {} is older than this referee reads", version.format),
+        });
+    }
+    serde_json::from_str(&text).map(Some).map_err(corrupt)
+}
+
+fn write_record<T: Serialize>(dir: &Path, path: &Path, record: &T) -> Result<(), StoreError> {
+    let mut text = serde_json::to_vec_pretty(record).map_err(|e| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        error: e.to_string(),
+    })?;
+    text.push(b'\n');
+    write_atomically(dir, path, &text).map_err(io_error(path))
+}
+
+/// Writes `bytes` to `path` durably: a temporary file beside it, synced,
+/// renamed over the old one, and the folder synced. A crash leaves the old
+/// file or the new one, never half of one.
+///
+/// # Errors
+/// When any step fails; the old file is then untouched.
+pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let write = || -> io::Result<()> {
+        let mut file = File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)?;
+        File::open(dir)?.sync_all()
+    };
+    write().inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
+}
+
+/// Seconds since 1970, for the records.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests;

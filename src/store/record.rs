@@ -1,0 +1,380 @@
+//! What the store keeps, typed: a game (its players, turns and state) and
+//! a sender (the answers given to a keyless address), each with a
+//! [`Ledger`] of the mails it handled and the replies it still has to send.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Game, Pit, PlayError, Ruleset, RulesError, Side};
+
+/// The version of the file format this build writes and reads.
+pub const FORMAT: u32 = 2;
+
+/// A game's short id: six letters of an alphabet without 0/o and 1/l.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct GameId(String);
+
+/// Letters for game ids: no 0/o, 1/l to misread.
+pub(super) const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+pub(super) const ID_LENGTH: usize = 6;
+
+impl GameId {
+    /// `text`, if it has the shape of a game id (and so is safe in a file name).
+    pub fn parse(text: &str) -> Option<GameId> {
+        (text.len() == ID_LENGTH && text.bytes().all(|b| ID_ALPHABET.contains(&b)))
+            .then(|| GameId(text.to_string()))
+    }
+
+    /// An id made of `bytes`, one letter a byte.
+    pub(super) fn from_bytes(bytes: &[u8]) -> GameId {
+        GameId(
+            bytes
+                .iter()
+                .take(ID_LENGTH)
+                .map(|b| char::from(ID_ALPHABET[usize::from(*b) % ID_ALPHABET.len()]))
+                .collect(),
+        )
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for GameId {
+    type Error = String;
+    fn try_from(text: String) -> Result<GameId, String> {
+        GameId::parse(&text).ok_or_else(|| format!("'{text}' is not a game id"))
+    }
+}
+
+impl From<GameId> for String {
+    fn from(id: GameId) -> String {
+        id.0
+    }
+}
+
+/// A mail's identity: a digest of its Message-ID, else of its bytes. It
+/// is what "the same mail again" means, and small whatever the mail holds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MailKey(pub String);
+
+/// A player as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRecord {
+    pub name: String,
+    /// Where the referee mails them; none for the computer.
+    pub address: Option<String>,
+}
+
+/// One turn: a side's sowings, bonus sowings included.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub side: Side,
+    pub sowings: Vec<Pit>,
+    pub time: u64,
+}
+
+/// Why a game ended other than by the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Concession {
+    Resignation,
+    Forfeit,
+}
+
+/// A game ended by a player's word or clock: who lost, how, when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conceded {
+    pub side: Side,
+    pub reason: Concession,
+    pub time: u64,
+}
+
+/// Where a game stands between the players, beside what the board says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "state")]
+pub enum Standing {
+    /// `invitee` has been asked and has not answered: nobody is nudged,
+    /// nothing more is mailed to them.
+    Invited { invitee: Side },
+    /// Both players are in.
+    Playing,
+    /// The invitee said no.
+    Declined,
+}
+
+/// Where a reply stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "state", content = "why")]
+pub enum Delivery {
+    /// Not yet handed to the transport (or handed, and the process died
+    /// before it could note so: it is sent again, with the same Message-ID).
+    Pending,
+    Sent,
+    /// Refused for good (a 550): trying again cannot help.
+    Refused(String),
+}
+
+/// One reply, decided once and kept until it is sent: a retry sends the
+/// very same message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// Its Message-ID, without angle brackets: derived from what it
+    /// answers and whom it goes to, so a resend is the same message.
+    pub message_id: String,
+    /// The ledger's event this reply belongs to.
+    pub event: u32,
+    pub to_name: Option<String>,
+    pub to: String,
+    pub reply_to: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+    pub delivery: Delivery,
+}
+
+/// A mail handled, and the event number it made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handled {
+    pub mail: MailKey,
+    pub event: u32,
+    pub time: u64,
+}
+
+/// The mails a record has handled and the replies it owes. The state
+/// change and its replies are saved in one write, so a crash after it
+/// sends them next time, and a crash before it leaves nothing done.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub events: u32,
+    pub handled: Vec<Handled>,
+    /// Replies not yet sent or refused; sent ones are dropped.
+    pub outbox: Vec<Envelope>,
+}
+
+/// Handled mails remembered per record: a mail delivered again after this
+/// many newer ones is long past any MTA's retry time.
+const HANDLED_KEPT: usize = 500;
+
+impl Ledger {
+    /// The event this mail made, if it was handled before.
+    pub fn handled(&self, mail: &MailKey) -> Option<u32> {
+        self.handled
+            .iter()
+            .find(|h| &h.mail == mail)
+            .map(|h| h.event)
+    }
+
+    /// The number the next event will have.
+    pub fn next_event(&self) -> u32 {
+        self.events + 1
+    }
+
+    /// Notes `mail` as handled by a new event whose replies are `replies`.
+    pub fn record(&mut self, mail: MailKey, replies: Vec<Envelope>, now: u64) -> u32 {
+        self.events += 1;
+        self.handled.push(Handled {
+            mail,
+            event: self.events,
+            time: now,
+        });
+        if self.handled.len() > HANDLED_KEPT {
+            self.handled.remove(0);
+        }
+        self.outbox.extend(replies);
+        self.events
+    }
+
+    /// Replies still to send.
+    pub fn pending(&self) -> impl Iterator<Item = &Envelope> {
+        self.outbox
+            .iter()
+            .filter(|e| e.delivery == Delivery::Pending)
+    }
+
+    /// Notes how sending `message_id` went; a sent or refused reply leaves
+    /// the outbox (a refusal is logged by whoever sent it).
+    pub fn settle(&mut self, message_id: &str, delivery: Delivery) {
+        if delivery == Delivery::Pending {
+            return;
+        }
+        self.outbox.retain(|e| e.message_id != message_id);
+    }
+}
+
+/// One game as the store keeps it. It knows turns, not text: the sheet
+/// is drawn from the [`Game`] it replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub format: u32,
+    pub id: GameId,
+    pub ruleset: Ruleset,
+    pub stones: u8,
+    pub first: Side,
+    pub south: PlayerRecord,
+    pub north: PlayerRecord,
+    /// The side the referee itself plays, in a game against the computer.
+    pub computer: Option<Side>,
+    pub standing: Standing,
+    pub turns: Vec<Turn>,
+    pub conceded: Option<Conceded>,
+    /// The mail that started the game: its id is derived from it.
+    pub started_by: MailKey,
+    /// Who started it (the inviter).
+    pub inviter: Side,
+    /// Times are seconds since 1970, UTC.
+    pub created: u64,
+    pub last_activity: u64,
+    /// When the player to move was last nudged.
+    pub reminded: Option<u64>,
+    pub ledger: Ledger,
+}
+
+/// A record whose turns the rules refuse: the file was edited or damaged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Rules(#[from] RulesError),
+    #[error("turn {turn}: {error}")]
+    Turn { turn: usize, error: PlayError },
+    #[error("turn {turn} is {side}'s, but it was not their move")]
+    WrongSide { turn: usize, side: Side },
+}
+
+impl GameRecord {
+    pub fn player(&self, side: Side) -> &PlayerRecord {
+        match side {
+            Side::South => &self.south,
+            Side::North => &self.north,
+        }
+    }
+
+    /// The game, replayed from its turns, with any concession applied.
+    ///
+    /// # Errors
+    /// When the turns are not a legal game of the record's rules.
+    pub fn game(&self) -> Result<Game, ReplayError> {
+        let rules = self.ruleset.with_stones(self.stones)?;
+        let mut game = Game::new(rules, self.first);
+        for (i, turn) in self.turns.iter().enumerate() {
+            for &pit in &turn.sowings {
+                if game.to_move() != Some(turn.side) {
+                    return Err(ReplayError::WrongSide {
+                        turn: i + 1,
+                        side: turn.side,
+                    });
+                }
+                game.play(pit).map_err(|error| ReplayError::Turn {
+                    turn: i + 1,
+                    error,
+                })?;
+            }
+        }
+        if let Some(conceded) = &self.conceded {
+            match conceded.reason {
+                Concession::Resignation => game.resign(conceded.side),
+                Concession::Forfeit => game.forfeit(conceded.side),
+            }
+        }
+        Ok(game)
+    }
+
+    /// Records the turns of `game` beyond those already stored (and a
+    /// turn grown by bonus sowings).
+    pub fn set_turns(&mut self, game: &Game, now: u64) {
+        let mut turns: Vec<(Side, Vec<Pit>)> = Vec::new();
+        for sowing in game.sowings() {
+            match turns.last_mut() {
+                Some((side, pits)) if *side == sowing.side => pits.push(sowing.pit),
+                _ => turns.push((sowing.side, vec![sowing.pit])),
+            }
+        }
+        for (i, (side, sowings)) in turns.into_iter().enumerate() {
+            match self.turns.get_mut(i) {
+                Some(turn) if turn.sowings == sowings => continue,
+                Some(turn) => turn.sowings = sowings,
+                None => self.turns.push(Turn {
+                    side,
+                    sowings,
+                    time: now,
+                }),
+            }
+            self.last_activity = now;
+            self.reminded = None;
+        }
+    }
+
+    /// `side` gave up or ran out of time.
+    pub fn concede(&mut self, side: Side, reason: Concession, now: u64) {
+        self.conceded = Some(Conceded {
+            side,
+            reason,
+            time: now,
+        });
+        self.last_activity = now;
+    }
+
+    /// The side whose registered address is `address`, if either.
+    pub fn side_of(&self, address: &str) -> Option<Side> {
+        Side::BOTH.into_iter().find(|&side| {
+            self.player(side)
+                .address
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(address))
+        })
+    }
+
+    /// Both players have agreed to play.
+    pub fn is_playing(&self) -> bool {
+        self.standing == Standing::Playing
+    }
+}
+
+/// A keyless address's record: the mails answered, so that a stranger (or
+/// a forger using their name) gets at most a few answers a day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SenderRecord {
+    pub format: u32,
+    /// The answers' times, the last day's only.
+    pub answered: Vec<u64>,
+    pub ledger: Ledger,
+}
+
+impl SenderRecord {
+    pub fn new() -> SenderRecord {
+        SenderRecord {
+            format: FORMAT,
+            answered: Vec::new(),
+            ledger: Ledger::default(),
+        }
+    }
+
+    /// Answers given in the day up to `now`.
+    pub fn answers_today(&self, now: u64) -> usize {
+        self.answered
+            .iter()
+            .filter(|&&t| t + 86_400 > now)
+            .count()
+    }
+
+    /// Counts one more answer, forgetting those older than a day.
+    pub fn count_answer(&mut self, now: u64) {
+        self.answered.retain(|&t| t + 86_400 > now);
+        self.answered.push(now);
+    }
+}
+
+impl Default for SenderRecord {
+    fn default() -> Self {
+        SenderRecord::new()
+    }
+}

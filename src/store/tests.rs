@@ -1,0 +1,169 @@
+use super::*;
+use crate::engine::{Pit, Ruleset, Side};
+
+fn temp_store(name: &str) -> Store {
+    let dir = std::env::temp_dir().join(format!("mancala-store-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    Store::open(&dir).unwrap()
+}
+
+fn sample(id: &str) -> GameRecord {
+    let player = |name: &str| PlayerRecord {
+        name: name.into(),
+        address: Some(format!("{}@players.example", name.to_lowercase())),
+    };
+    GameRecord {
+        format: FORMAT,
+        id: GameId::parse(id).unwrap(),
+        ruleset: Ruleset::Waurie,
+        stones: 4,
+        first: Side::South,
+        south: player("Alice"),
+        north: player("Bob"),
+        computer: None,
+        standing: Standing::Playing,
+        turns: vec![Turn {
+            side: Side::South,
+            sowings: vec!["c".parse().unwrap(), "f".parse().unwrap()],
+            time: 100,
+        }],
+        conceded: None,
+        started_by: MailKey("m0".into()),
+        inviter: Side::South,
+        created: 100,
+        last_activity: 100,
+        reminded: None,
+        ledger: Ledger::default(),
+    }
+}
+
+#[test]
+fn records_round_trip_typed_through_the_file() {
+    let store = temp_store("round-trip");
+    let record = sample("abcdef");
+    store.save_game(&record).unwrap();
+    let text = fs::read_to_string(store.dir().join("abcdef.json")).unwrap();
+    assert!(text.contains("\"ruleset\": \"waurie\""), "{text}");
+    assert!(text.contains("\"sowings\": [\n        \"c\",\n        \"f\""), "{text}");
+    let loaded = store.load_game(&record.id).unwrap().unwrap();
+    assert_eq!(loaded, record);
+    let game = loaded.game().unwrap();
+    assert_eq!(game.ply(), 2, "c ends in the endpit: f is the same turn");
+    assert_eq!(game.to_move(), Some(Side::North));
+    assert_eq!(store.list().unwrap().games.len(), 1);
+    assert!(store
+        .load_game(&GameId::parse("zzzzzz").unwrap())
+        .unwrap()
+        .is_none());
+    assert!(GameId::parse("../etc").is_none());
+}
+
+#[test]
+fn a_record_of_a_newer_format_is_refused_and_left_untouched() {
+    let store = temp_store("future");
+    let mut record = sample("abcdef");
+    record.format = FORMAT + 1;
+    store.save_game(&record).unwrap();
+    let before = fs::read(store.dir().join("abcdef.json")).unwrap();
+    let err = store.load_game(&record.id).unwrap_err();
+    assert!(matches!(err, StoreError::Future { format, .. } if format == FORMAT + 1));
+    assert!(!err.is_transient());
+    assert!(err.to_string().contains("newer"), "{err}");
+    let listing = store.list().unwrap();
+    assert_eq!((listing.games.len(), listing.unreadable.len()), (0, 1));
+    assert_eq!(fs::read(store.dir().join("abcdef.json")).unwrap(), before);
+}
+
+#[test]
+fn a_damaged_record_is_reported_not_skipped() {
+    let store = temp_store("damaged");
+    store.save_game(&sample("abcdef")).unwrap();
+    fs::write(store.dir().join("ghijkm.json"), "{\"format\": 2, \"id\": ").unwrap();
+    let listing = store.list().unwrap();
+    assert_eq!(listing.games.len(), 1);
+    assert!(matches!(&listing.unreadable[..], [StoreError::Corrupt { path, .. }] if path.ends_with("ghijkm.json")));
+    // Turns the rules refuse are found on replay.
+    let mut record = sample("abcdef");
+    record.turns[0].sowings.push(Pit::new(0));
+    assert!(record.game().is_err());
+}
+
+#[test]
+fn a_lost_key_is_an_error_once_the_store_holds_games() {
+    let store = temp_store("lost-key");
+    let first = store.secrets().unwrap().token(&GameId::parse("abcdef").unwrap(), Side::South);
+    store.save_game(&sample("abcdef")).unwrap();
+    fs::remove_file(store.dir().join("key")).unwrap();
+    let err = store.secrets().err().unwrap();
+    assert!(matches!(err, StoreError::KeyMissing { .. }), "{err}");
+    assert!(err.to_string().contains("restore it from a backup"), "{err}");
+    assert!(!store.dir().join("key").exists(), "no new key is made");
+    assert!(first.starts_with("abcdef-"));
+}
+
+#[test]
+fn opening_an_existing_folder_leaves_its_permissions_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("mancala-store-perm-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o750)).unwrap();
+    Store::open(&dir).unwrap();
+    assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o750);
+    let fresh = dir.join("new");
+    Store::open(&fresh).unwrap();
+    assert_eq!(fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+#[test]
+fn keys_and_ids_derive_from_the_secret() {
+    let store = temp_store("keys");
+    let secrets = store.secrets().unwrap();
+    let id = GameId::parse("abcdef").unwrap();
+    let south = secrets.token(&id, Side::South);
+    let north = secrets.token(&id, Side::North);
+    assert_ne!(south, north);
+    assert_eq!(secrets.check(&south), Some((id.clone(), Side::South)));
+    assert_eq!(secrets.check(&north), Some((id.clone(), Side::North)));
+    assert_eq!(secrets.check("abcdef-000000000000"), None);
+    let other = GameId::parse("ghijkm").unwrap();
+    assert_eq!(
+        secrets.check(&secrets.token(&other, Side::South).replace("ghijkm", "abcdef")),
+        None
+    );
+    let mail = MailKey("0123".into());
+    assert_eq!(secrets.game_id(&mail, 0), secrets.game_id(&mail, 0));
+    assert_ne!(secrets.game_id(&mail, 0), secrets.game_id(&mail, 1));
+    assert_eq!(
+        secrets.address_digest("Alice@Players.example"),
+        secrets.address_digest("alice@players.example")
+    );
+    let again = store.secrets().unwrap();
+    assert_eq!(again.token(&id, Side::South), south);
+}
+
+#[test]
+fn the_ledger_settles_each_reply_on_its_own() {
+    let mut ledger = Ledger::default();
+    let envelope = |id: &str| Envelope {
+        message_id: id.into(),
+        event: 1,
+        to_name: None,
+        to: "a@x".into(),
+        reply_to: None,
+        subject: "s".into(),
+        body: "b".into(),
+        in_reply_to: None,
+        references: vec![],
+        delivery: Delivery::Pending,
+    };
+    let mail = MailKey("m1".into());
+    assert_eq!(ledger.record(mail.clone(), vec![envelope("r1"), envelope("r2")], 5), 1);
+    assert_eq!(ledger.handled(&mail), Some(1));
+    assert_eq!(ledger.pending().count(), 2);
+    ledger.settle("r1", Delivery::Sent);
+    assert_eq!(ledger.pending().map(|e| e.message_id.as_str()).collect::<Vec<_>>(), ["r2"]);
+    ledger.settle("r2", Delivery::Pending);
+    assert_eq!(ledger.pending().count(), 1);
+    assert_eq!(ledger.handled(&MailKey("m2".into())), None);
+}
