@@ -1,12 +1,16 @@
-//! The hosted referee: games kept in a store, players known by their keys,
-//! each mail applied once, even when twenty arrive at once or a process
-//! dies mid-save; reminders and forfeits by the clock.
+//! The hosted referee, tried as players, operators and attackers would:
+//! games kept in a store, players known by their keys, each mail one
+//! transaction (nothing lost, doubled, leaked or abused), invitations,
+//! daily limits, reminders. Players only ever press "reply" on the last
+//! mail they got: to its Reply-To, quoting its body.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::incoming::Incoming;
-use mancala::mail::referee::{Answer, Outgoing, Referee};
+use mancala::mail::compose::Outgoing;
+use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
+use mancala::mail::hosted::{HostedReferee, Reminder};
+use mancala::mail::letter::Letter;
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
 
@@ -18,35 +22,65 @@ const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";
 const BOB: &str = "bob@players.example";
 
-fn referee(dir: &Path) -> Referee {
-    Referee::with_store(REFEREE, Store::open(dir).unwrap())
+/// A referee on its own store, with a postman that keeps what it sends.
+struct World {
+    dir: PathBuf,
+    referee: HostedReferee,
+    postman: Stub,
 }
 
-/// Sends a mail and, as the CLI does after sending, commits it.
-fn deliver(referee: &Referee, raw: &str) -> Answer {
-    let answer = referee.answer(&Incoming::parse(raw.as_bytes()));
-    if let Answer::Reply {
-        commit: Some(commit),
-        ..
-    } = &answer
-    {
-        referee.commit(commit).unwrap();
+impl World {
+    fn new(name: &str) -> World {
+        let dir = temp_dir(name);
+        World {
+            referee: HostedReferee::new(REFEREE, Store::open(&dir).unwrap()),
+            dir,
+            postman: Stub::default(),
+        }
     }
-    answer
-}
 
-fn replies(answer: Answer) -> Vec<Outgoing> {
-    match answer {
-        Answer::Reply { mail, .. } => mail,
-        other => panic!("no reply: {other:?}"),
+    fn try_deliver(&self, raw: &str) -> Result<Report, DeliveryError> {
+        let letter = Letter::read(raw.as_bytes(), &self.referee.identity);
+        self.referee.deliver(&letter, &self.postman)
+    }
+
+    /// Delivers a mail and returns what was sent.
+    fn deliver(&self, raw: &str) -> Vec<Outgoing> {
+        self.try_deliver(raw).unwrap();
+        self.postman.take()
+    }
+
+    fn games(&self) -> Vec<GameRecord> {
+        Store::open(&self.dir).unwrap().list().unwrap().games
+    }
+
+    fn the_game(&self) -> GameRecord {
+        let games = self.games();
+        assert_eq!(games.len(), 1, "one game");
+        games.into_iter().next().unwrap()
+    }
+
+    /// Alice invites Bob and Bob accepts: their first boards.
+    fn game_on(&self) -> (Outgoing, Outgoing) {
+        let out = self.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
+        ));
+        let invitation = to(&out, BOB);
+        let out = self.deliver(&press_reply(
+            BOB,
+            &invitation,
+            "accept",
+            "acc@players.example",
+        ));
+        (to(&out, ALICE), to(&out, BOB))
     }
 }
 
 fn to(out: &[Outgoing], address: &str) -> Outgoing {
     out.iter()
-        .find(|o| o.to.iter().any(|m| m.address == address))
+        .find(|o| o.to.address == address)
         .cloned()
-        .unwrap_or_else(|| panic!("nothing to {address}: {out:?}"))
+        .unwrap_or_else(|| panic!("nothing to {address}: {out:#?}"))
 }
 
 /// What a player's client sends on "reply": to the Reply-To, quoting the body.
@@ -59,53 +93,204 @@ fn press_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -
     )
 }
 
-fn challenge(referee: &Referee) -> (Outgoing, Outgoing) {
-    let out = replies(deliver(
-        referee,
-        &format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with {BOB}\n"),
-    ));
-    assert_eq!(out.len(), 2);
-    (to(&out, ALICE), to(&out, BOB))
-}
-
-fn the_game(dir: &Path) -> GameRecord {
-    let store = Store::open(dir).unwrap();
-    let games = store.list().unwrap();
-    assert_eq!(games.len(), 1);
-    games.into_iter().next().unwrap()
+fn key_of(out: &Outgoing) -> String {
+    let line = out
+        .body
+        .lines()
+        .find(|l| l.starts_with("Your key for game"))
+        .unwrap_or_else(|| panic!("no key line in\n{}", out.body));
+    line.rsplit(' ').next().unwrap().to_string()
 }
 
 #[test]
-fn a_challenge_starts_a_stored_game_and_mails_each_player_their_own_key() {
-    let dir = temp_dir("challenge");
-    let (alice, bob) = challenge(&referee(&dir));
-    let record = the_game(&dir);
+fn a_challenge_sends_one_invitation_and_the_game_starts_on_accept() {
+    let world = World::new("invite");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
+    ));
+    assert_eq!(out.len(), 2);
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    for text in [
+        "Alice <alice@players.example> invites you",
+        "accept",
+        "decline",
+        "ignore this mail",
+    ] {
+        assert!(bob.body.contains(text), "{text} missing:\n{}", bob.body);
+    }
     assert!(
-        alice.subject.contains(&record.id) && alice.body.contains(&format!("id {}", record.id))
+        alice
+            .body
+            .contains("your invitation to bob@players.example is sent"),
+        "{}",
+        alice.body
     );
-    let (alice_key, bob_key) = (
-        alice.reply_to.clone().unwrap(),
-        bob.reply_to.clone().unwrap(),
+    let record = world.the_game();
+    assert_eq!(
+        record.north.name, "Bob",
+        "the name as the challenge wrote it"
     );
-    assert_ne!(alice_key, bob_key);
+    assert_ne!(key_of(&alice), key_of(&bob));
+    assert!(!alice.body.contains(&key_of(&bob)));
+    // Alice cannot move before Bob says yes.
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "move c",
+        "early@players.example",
+    ));
     assert!(
-        alice_key.starts_with(&format!("referee+{}-", record.id)),
-        "{alice_key}"
+        to(&out, ALICE)
+            .body
+            .contains("Bob has not accepted the game yet"),
+        "{}",
+        out[0].body
     );
+    assert!(world.the_game().turns.is_empty());
+    // Bob accepts: both get the board, Alice to move.
+    let out = world.deliver(&press_reply(BOB, &bob, "accept", "yes@players.example"));
+    assert_eq!(out.len(), 2);
     assert!(
-        !alice.body.contains(&bob_key[8..27]),
-        "Alice's mail must not carry Bob's key"
+        to(&out, ALICE).body.contains("It is Alice's move (South)"),
+        "{}",
+        out[0].body
     );
-    assert!(alice.body.contains("It is Alice's move (South)"));
-    assert_eq!(record.south.address.as_deref(), Some(ALICE));
-    assert_eq!(record.north.address.as_deref(), Some(BOB));
+    assert!(world.the_game().is_playing());
+}
+
+#[test]
+fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_a_day() {
+    let world = World::new("decline");
+    let invite = |from: &str, n: u32| {
+        world.deliver(&format!(
+            "From: {from}\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <d{n}@players.example>\n\nnew wari with {BOB}\n"
+        ))
+    };
+    let out = invite(ALICE, 0);
+    let bob = to(&out, BOB);
+    let out = world.deliver(&press_reply(BOB, &bob, "decline", "no@players.example"));
+    assert!(
+        to(&out, ALICE).body.contains("bob declined the game"),
+        "{}",
+        out[0].body
+    );
+    let out = invite(ALICE, 1);
+    assert_eq!(out.len(), 1, "nothing to Bob");
+    assert!(
+        to(&out, ALICE)
+            .body
+            .contains("declined an earlier invitation"),
+        "{}",
+        out[0].body
+    );
+    // Others may invite him, one open invitation at a time, three a day.
+    let out = invite("carol@players.example", 2);
+    assert_eq!(out.len(), 2);
+    let out = invite("dave@players.example", 3);
+    assert!(to(&out, "dave@players.example")
+        .body
+        .contains("has an invitation open already"));
+    let game = world
+        .games()
+        .into_iter()
+        .find(|g| g.south.address.as_deref() == Some("carol@players.example"))
+        .unwrap();
+    let key = mancala::store::Store::open(&world.dir)
+        .unwrap()
+        .secrets()
+        .unwrap()
+        .token(&game.id, Side::North);
+    world.deliver(&format!("From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <no2@players.example>\n\ndecline\n"));
+    let out = invite("erin@players.example", 4);
+    assert_eq!(out.len(), 2, "the third invitation today");
+    let game = world
+        .games()
+        .into_iter()
+        .find(|g| g.south.address.as_deref() == Some("erin@players.example"))
+        .unwrap();
+    let key = mancala::store::Store::open(&world.dir)
+        .unwrap()
+        .secrets()
+        .unwrap()
+        .token(&game.id, Side::North);
+    world.deliver(&format!("From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <no3@players.example>\n\ndecline\n"));
+    let out = invite("frank@players.example", 5);
+    assert!(
+        to(&out, "frank@players.example")
+            .body
+            .contains("as many invitations today"),
+        "{}",
+        out[0].body
+    );
+}
+
+#[test]
+fn a_thousand_forged_challenges_send_the_victim_at_most_three_mails() {
+    let world = World::new("forged-challenges");
+    let victim = "victim@elsewhere.example";
+    let mut to_victim = 0;
+    let mut to_senders = std::collections::HashMap::<String, usize>::new();
+    for n in 0..1000 {
+        // Half from one forged address, half from a new one each time.
+        let from = if n % 2 == 0 {
+            "forged@elsewhere.example".to_string()
+        } else {
+            format!("f{n}@elsewhere.example")
+        };
+        for out in world.deliver(&format!(
+            "From: {from}\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <x{n}@elsewhere.example>\n\nnew super-wari with {victim}\n"
+        )) {
+            if out.to.address == victim {
+                to_victim += 1;
+            } else {
+                *to_senders.entry(out.to.address).or_default() += 1;
+            }
+        }
+    }
+    assert!(to_victim <= 3, "{to_victim} mails to the victim");
+    assert_eq!(to_victim, 1, "one invitation, open until answered");
+    assert!(to_senders.values().all(|&n| n <= 3), "{to_senders:?}");
+    // Nobody who never accepted is ever reminded or forfeited.
+    let far = mancala::store::now() + 365 * 86_400;
+    let (done, problems) = world
+        .referee
+        .remind(far, 7 * 86_400, 21 * 86_400, &world.postman)
+        .unwrap();
+    assert!(
+        done.is_empty() && problems.is_empty(),
+        "{done:?} {problems:?}"
+    );
+    assert!(world.postman.take().is_empty());
+}
+
+#[test]
+fn a_stranger_gets_at_most_three_answers_a_day_and_a_player_gets_their_boards() {
+    let world = World::new("strangers");
+    let mut answers = 0;
+    for n in 0..20 {
+        answers += world
+            .deliver(&format!(
+                "From: someone@elsewhere.example\nMessage-ID: <s{n}@x>\n\nmove c\n"
+            ))
+            .len();
+    }
+    assert_eq!(answers, 3);
+    let (alice, _) = world.game_on();
+    // A keyless mail from Alice's address (perhaps forged) is answered at
+    // her address, with her board and key: a forger learns nothing.
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <nokey@x>\n\nmove c\n"
+    ));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].to.address, ALICE);
+    assert!(out[0].body.contains(&key_of(&alice)), "{}", out[0].body);
+    assert!(world.the_game().turns.is_empty(), "no key, no move");
 }
 
 #[test]
 fn a_whole_game_where_each_player_only_presses_reply() {
-    let dir = temp_dir("whole");
-    let referee = referee(&dir);
-    let (mut alice, mut bob) = challenge(&referee);
+    let world = World::new("whole");
+    let (mut alice, mut bob) = world.game_on();
     let mut rng = SplitMix64::new(3);
     for n in 0..1000 {
         let sheet = Sheet::parse(&alice.body).unwrap();
@@ -119,352 +304,250 @@ fn a_whole_game_where_each_player_only_presses_reply() {
         } else {
             (BOB, &bob)
         };
-        let out = replies(deliver(
-            &referee,
-            &press_reply(
-                from,
-                received,
-                &format!("move {pit}"),
-                &format!("m{n}@players.example"),
-            ),
+        let out = world.deliver(&press_reply(
+            from,
+            received,
+            &format!("move {pit}"),
+            &format!("m{n}@players.example"),
         ));
-        assert!(
-            !out[0].body.contains("no move was played"),
-            "{}",
-            out[0].body
-        );
+        assert_eq!(out.len(), 2, "{}", out[0].body);
         alice = to(&out, ALICE);
         bob = to(&out, BOB);
     }
-    let record = the_game(&dir);
-    let sheet = record.sheet().unwrap();
-    assert!(sheet.game.is_over(), "the game ends");
+    let record = world.the_game();
+    assert!(record.game().unwrap().is_over(), "the game ends");
     assert!(alice.body.contains("Result: "));
-    assert!(record.mails.iter().all(|m| m.sent) && record.outbox.is_empty());
+    assert!(record.ledger.outbox.is_empty());
 }
 
 #[test]
-fn a_forged_from_without_the_key_moves_nothing() {
-    let dir = temp_dir("forged");
-    let referee = referee(&dir);
-    let (_, bob) = challenge(&referee);
-    // Bob writes as Alice, to the plain address, quoting his own mail's board but not his key line.
-    let board: String = bob
-        .body
-        .lines()
-        .filter(|l| !l.contains("key"))
-        .map(|l| format!("> {l}\n"))
-        .collect();
-    let forged = format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: Re: x\nMessage-ID: <f1@players.example>\n\nmove c\n\n{board}");
-    let out = replies(deliver(&referee, &forged));
+fn a_keyed_mail_with_a_forged_from_is_answered_to_the_keys_owner() {
+    let world = World::new("forged-from");
+    let (alice, _) = world.game_on();
+    let forged = press_reply("mallory@elsewhere.example", &alice, "board", "mal@x");
+    let out = world.deliver(&forged);
     assert_eq!(out.len(), 1);
-    assert_eq!(
-        out[0].to[0].address, ALICE,
-        "the answer goes to the sender only"
-    );
-    assert!(out[0].body.contains("no valid game key"), "{}", out[0].body);
-    assert!(!out[0].body.contains("+---"), "no board");
-    assert!(!out[0].body.contains("referee+"), "no key");
-    assert_eq!(the_game(&dir).turns.len(), 0);
-    // With his own key, Bob still cannot move for Alice.
-    let out = replies(deliver(
-        &referee,
-        &press_reply(ALICE, &bob, "move c", "f2@players.example"),
-    ));
+    assert_eq!(out[0].to.address, ALICE, "never to the forged From");
     assert!(
-        out[0].body.contains("it is Alice's move (South)"),
+        out[0].body.contains("came from mallory@elsewhere.example"),
         "{}",
         out[0].body
     );
-    assert_eq!(the_game(&dir).turns.len(), 0);
+    // With his own key, Bob cannot move for Alice.
+    let (_, bob) = (
+        alice,
+        world.deliver(&format!(
+            "From: {BOB}\nTo: {REFEREE}\nMessage-ID: <b@x>\n\ngames\n"
+        )),
+    );
+    assert!(bob[0].body.contains("your key:"), "{}", bob[0].body);
 }
 
 #[test]
-fn the_same_mail_twice_moves_once_and_an_unsent_reply_is_sent_again() {
-    let dir = temp_dir("twice");
-    let referee = referee(&dir);
-    let (alice, _) = challenge(&referee);
-    let mail = press_reply(ALICE, &alice, "move c", "same@players.example");
-    let first = replies(deliver(&referee, &mail));
+fn help_games_and_refusals_carry_the_key_so_replying_to_them_works() {
+    let world = World::new("dead-ends");
+    let (alice, _) = world.game_on();
+    let help = world
+        .deliver(&press_reply(ALICE, &alice, "help", "h1@x"))
+        .remove(0);
+    assert_eq!(help.reply_to, alice.reply_to);
+    assert!(help.body.contains(&key_of(&alice)));
+    let refusal = world
+        .deliver(&press_reply(ALICE, &help, "move z", "h2@x"))
+        .remove(0);
     assert!(
-        matches!(deliver(&referee, &mail), Answer::Ignore(why) if why.contains("already handled"))
+        refusal.body.contains("no move was played"),
+        "{}",
+        refusal.body
     );
-    assert_eq!(the_game(&dir).turns.len(), 1);
-    // A reply whose send failed (no commit) is resent, and still moves once.
-    let mail = press_reply(BOB, &to(&first, BOB), "move a", "unsent@players.example");
-    let unsent = replies(referee.answer(&Incoming::parse(mail.as_bytes())));
-    let again = replies(referee.answer(&Incoming::parse(mail.as_bytes())));
-    assert_eq!(unsent, again);
-    assert_eq!(the_game(&dir).turns.len(), 2);
-    assert_eq!(the_game(&dir).outbox.len(), 2);
+    assert_eq!(refusal.reply_to, alice.reply_to);
+    let games = world
+        .deliver(&press_reply(ALICE, &refusal, "games", "h3@x"))
+        .remove(0);
+    assert_eq!(games.reply_to, alice.reply_to);
+    // Replying to the latest of them, whatever it was, plays.
+    let out = world.deliver(&press_reply(ALICE, &games, "move c", "h4@x"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    assert_eq!(world.the_game().turns.len(), 1);
 }
 
 #[test]
-fn a_challenge_delivered_twice_starts_one_game() {
-    let dir = temp_dir("challenge-twice");
-    let referee = referee(&dir);
-    challenge(&referee);
-    let again = deliver(
-        &referee,
-        &format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with {BOB}\n"),
+fn a_pasted_copy_of_the_referees_mail_relays_no_key_and_no_command() {
+    let world = World::new("pasted");
+    let (alice, _) = world.game_on();
+    // Alice's comment wraps so that lines read "resign" and a new challenge.
+    let long = format!("{}resign", "word ".repeat(13));
+    let comment = format!("move c\n{long}\nthen new wari with carol@players.example soon\n");
+    let out = world.deliver(&press_reply(ALICE, &alice, &comment, "p1@x"));
+    let bob = to(&out, BOB);
+    assert!(
+        bob.body.contains("\n> "),
+        "the comment is relayed as a quote:\n{}",
+        bob.body
     );
-    assert!(matches!(again, Answer::Ignore(why) if why.contains("already handled")));
-    the_game(&dir);
+    // Bob answers the broadcast's way: his move, then the mail pasted unquoted.
+    let pasted = format!(
+        "From: {BOB}\nTo: {}\nSubject: Re: x\nMessage-ID: <p2@x>\n\nmove a\nYour turn!\n\n{}",
+        bob.reply_to.as_deref().unwrap(),
+        bob.body
+    );
+    let out = world.deliver(&pasted);
+    let alice = to(&out, ALICE);
+    let record = world.the_game();
+    assert_eq!(record.turns.len(), 2, "Bob's move is played");
+    assert!(
+        record.conceded.is_none(),
+        "no resignation read from the relay"
+    );
+    assert_eq!(world.games().len(), 1, "no game started from the relay");
+    assert!(alice.body.contains("> Your turn!"), "{}", alice.body);
+    assert!(
+        !alice.body.contains(&key_of(&bob)),
+        "Bob's key is not relayed:\n{}",
+        alice.body
+    );
+    assert_eq!(alice.body.matches("referee+").count(), 0, "{}", alice.body);
+}
+
+#[test]
+fn the_same_mail_twice_moves_once_and_sends_once() {
+    let world = World::new("twice");
+    let (alice, _) = world.game_on();
+    let mail = press_reply(ALICE, &alice, "move c", "same@players.example");
+    assert_eq!(world.deliver(&mail).len(), 2);
+    assert!(
+        world.deliver(&mail).is_empty(),
+        "handled before: nothing again"
+    );
+    assert_eq!(world.the_game().turns.len(), 1);
+}
+
+#[test]
+fn a_451_for_one_player_resends_only_theirs_with_the_same_message_id() {
+    let world = World::new("451");
+    let (alice, _) = world.game_on();
+    let mail = press_reply(ALICE, &alice, "move c", "t1@players.example");
+    world.postman.fail(BOB, Failure::Transient);
+    assert!(matches!(
+        world.try_deliver(&mail),
+        Err(DeliveryError::Send(_))
+    ));
+    let first = world.postman.take();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].to.address, ALICE);
+    let pending = world.the_game().ledger.outbox;
+    assert_eq!(pending.len(), 1);
+    world.postman.heal();
+    let again = world.deliver(&mail);
+    assert_eq!(again.len(), 1, "only Bob's");
+    assert_eq!(again[0].to.address, BOB);
+    assert_eq!(again[0].message_id, pending[0].message_id);
+    assert_eq!(world.the_game().turns.len(), 1);
+    assert!(world.deliver(&mail).is_empty());
+}
+
+#[test]
+fn a_550_for_one_player_is_logged_and_the_move_stands() {
+    let world = World::new("550");
+    let (alice, _) = world.game_on();
+    world.postman.fail(BOB, Failure::Permanent);
+    let report = world
+        .try_deliver(&press_reply(ALICE, &alice, "move c", "p@x"))
+        .unwrap();
+    assert_eq!(report.refused.len(), 1);
+    assert_eq!(report.refused[0].0, BOB);
+    assert_eq!(world.the_game().turns.len(), 1);
+    assert!(world.the_game().ledger.outbox.is_empty());
+}
+
+#[test]
+fn a_mail_without_message_id_starts_one_game_however_often_it_comes() {
+    let world = World::new("no-id");
+    let mail = format!("From: {ALICE}\nTo: {REFEREE}\nSubject: hi\n\nnew wari with {BOB}\n");
+    world.postman.fail(ALICE, Failure::Transient);
+    assert!(world.try_deliver(&mail).is_err());
+    world.postman.heal();
+    let mut sent = world.postman.take();
+    sent.extend(world.deliver(&mail));
+    sent.extend(world.deliver(&mail));
+    assert_eq!(world.games().len(), 1);
+    assert_eq!(sent.iter().filter(|o| o.to.address == BOB).count(), 1);
+    assert_eq!(sent.iter().filter(|o| o.to.address == ALICE).count(), 1);
+}
+
+#[test]
+fn a_900_kb_message_id_leaves_the_store_and_the_headers_small() {
+    let world = World::new("huge-id");
+    let (alice, _) = world.game_on();
+    let huge = format!("{}@players.example", "x".repeat(900_000));
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", &huge));
+    assert_eq!(out.len(), 2);
+    assert!(out
+        .iter()
+        .all(|o| o.in_reply_to.is_none() && o.references.iter().all(|r| r.len() < 300)));
+    let size: u64 = std::fs::read_dir(&world.dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(size < 64_000, "the store holds {size} bytes");
+    assert!(
+        world
+            .deliver(&press_reply(ALICE, &alice, "move c", &huge))
+            .is_empty(),
+        "still known"
+    );
 }
 
 #[test]
 fn an_old_board_gets_the_current_one_not_a_wrong_move() {
-    let dir = temp_dir("stale");
-    let referee = referee(&dir);
-    let (alice, _) = challenge(&referee);
-    replies(deliver(
-        &referee,
-        &press_reply(ALICE, &alice, "move c", "s1@players.example"),
-    ));
-    // Alice answers her first mail again, whose board is now out of date.
-    let out = replies(deliver(
-        &referee,
-        &press_reply(ALICE, &alice, "move d", "s2@players.example"),
-    ));
+    let world = World::new("stale");
+    let (alice, _) = world.game_on();
+    world.deliver(&press_reply(ALICE, &alice, "move c", "s1@x"));
+    let out = world.deliver(&press_reply(ALICE, &alice, "move d", "s2@x"));
     assert!(
         out[0].body.contains("out of date") || out[0].body.contains("Bob's move"),
         "{}",
         out[0].body
     );
-    assert_eq!(the_game(&dir).turns.len(), 1);
+    assert_eq!(world.the_game().turns.len(), 1);
 }
 
 #[test]
-fn twenty_deliveries_of_one_move_at_once_apply_it_once() {
-    let dir = temp_dir("twenty");
-    let (alice, _) = challenge(&referee(&dir));
-    let mail = press_reply(ALICE, &alice, "move c", "burst@players.example");
-    let out_dir = dir.join("out");
-    let children: Vec<_> = (0..20)
-        .map(|_| {
-            let send = format!("dir:{}", out_dir.display());
-            spawn(
-                &[
-                    "mail",
-                    "--from",
-                    REFEREE,
-                    "--store",
-                    dir.to_str().unwrap(),
-                    "--send",
-                    &send,
-                ],
-                mail.as_bytes(),
-            )
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
-    let record = the_game(&dir);
-    assert_eq!(record.turns.len(), 1, "exactly one move");
-    assert_eq!(
-        record
-            .mails
-            .iter()
-            .filter(|m| m.message_id == "burst@players.example")
-            .count(),
-        1
-    );
-    let sent = std::fs::read_dir(&out_dir).unwrap().count();
-    assert_eq!(sent, 2, "one reply to each player, once");
-}
-
-#[test]
-fn a_process_killed_while_saving_leaves_the_old_or_the_new_game() {
-    let dir = temp_dir("killed");
-    let (mut alice, mut bob) = challenge(&referee(&dir));
-    let mut rng = SplitMix64::new(11);
-    let store = dir.to_str().unwrap().to_string();
-    for n in 0..40 {
-        let before = the_game(&dir).turns.len();
-        let sheet = Sheet::parse(&alice.body).unwrap();
-        let Some(side) = sheet.game.to_move() else {
-            break;
-        };
-        let pit = sheet.game.legal_moves().first().unwrap();
-        let (from, received) = if side == Side::South {
-            (ALICE, &alice)
-        } else {
-            (BOB, &bob)
-        };
-        let mail = press_reply(
-            from,
-            received,
-            &format!("move {pit}"),
-            &format!("k{n}@players.example"),
-        );
-        let mut child = spawn(
-            &["mail", "--from", REFEREE, "--store", &store],
-            mail.as_bytes(),
-        );
-        std::thread::sleep(std::time::Duration::from_micros(rng.below(3000) as u64));
-        let _ = child.kill();
-        let _ = child.wait();
-        // The file always parses, and holds the move or not: never half of it.
-        let record = the_game(&dir);
-        let after = record.turns.len();
-        assert!(
-            after == before || after == before + 1,
-            "{before} -> {after}"
-        );
-        record.sheet().unwrap();
-        // Deliver it again, as the MTA would, so the game goes on. If the
-        // killed process had finished, its replies are gone with its output:
-        // each player asks for the board instead.
-        match deliver(&referee(&dir), &mail) {
-            Answer::Reply { mail: out, .. } if out.len() == 2 => {
-                alice = to(&out, ALICE);
-                bob = to(&out, BOB);
-            }
-            Answer::Ignore(why) => {
-                assert!(why.contains("already handled"), "{why}");
-                let ask = |from: &str, received: &Outgoing, n: &str| {
-                    replies(deliver(
-                        &referee(&dir),
-                        &press_reply(from, received, "board", n),
-                    ))
-                    .remove(0)
-                };
-                alice = ask(ALICE, &alice, &format!("ba{n}@players.example"));
-                bob = ask(BOB, &bob, &format!("bb{n}@players.example"));
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-    assert!(the_game(&dir).turns.len() >= 10);
-}
-
-#[test]
-fn reminders_and_forfeits_follow_the_clock() {
-    let dir = temp_dir("remind");
-    let referee = referee(&dir);
-    challenge(&referee);
-    let store = Store::open(&dir).unwrap();
-    let mut record = the_game(&dir);
-    let now = mancala::store::now();
-    // Set the clock back: Alice has not moved for 8 days.
-    record.last_activity = now - 8 * 86_400;
-    store.save(&record).unwrap();
-    let done = referee.remind(now, 7 * 86_400, 21 * 86_400).unwrap();
-    assert_eq!(done.len(), 1);
-    // Not yet sent (no commit): the next run sends it again, and nudges no more.
-    let again = referee.remind(now + 60, 7 * 86_400, 21 * 86_400).unwrap();
-    assert!(
-        matches!(&again[..], [(mancala::mail::hosted::Reminder::Resent { .. }, mails, _)] if mails == &done[0].1)
-    );
-    referee.commit(&again[0].2).unwrap();
-    assert!(
-        matches!(&done[0].0, mancala::mail::hosted::Reminder::Nudged { player, .. } if player == "Alice")
-    );
-    assert_eq!(done[0].1.len(), 1);
-    assert!(done[0].1[0].body.contains("A reminder"));
-    // Once only.
-    assert!(referee
-        .remind(now, 7 * 86_400, 21 * 86_400)
-        .unwrap()
-        .is_empty());
-    // 22 days: the game is forfeited, and both players are told.
-    let mut record = the_game(&dir);
-    record.last_activity = now - 22 * 86_400;
-    store.save(&record).unwrap();
-    let done = referee.remind(now, 7 * 86_400, 21 * 86_400).unwrap();
-    assert!(
-        matches!(&done[0].0, mancala::mail::hosted::Reminder::Forfeited { player, .. } if player == "Alice")
-    );
-    assert_eq!(done[0].1.len(), 2);
-    let sheet = the_game(&dir).sheet().unwrap();
-    assert_eq!(sheet.game.outcome().unwrap().winner, Some(Side::North));
-    // The CLI does the same from cron.
-    let out = run(
-        &[
-            "remind",
-            "--store",
-            dir.to_str().unwrap(),
-            "--from",
-            REFEREE,
-        ],
-        b"",
-    );
-    assert!(out.status.success());
-}
-
-#[test]
-fn games_and_show_read_the_store() {
-    let dir = temp_dir("cli");
-    challenge(&referee(&dir));
-    let id = the_game(&dir).id;
-    let out = run(&["games", "--store", dir.to_str().unwrap()], b"");
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains(&id) && text.contains("Alice to move"),
-        "{text}"
-    );
-    let out = run(&["games", "--json", "--store", dir.to_str().unwrap()], b"");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["id"], id.as_str());
-    let out = run(
-        &["show", "--game", &id, "--store", dir.to_str().unwrap()],
-        b"",
-    );
-    assert!(String::from_utf8(out.stdout)
-        .unwrap()
-        .contains(&format!("id {id}")));
-    let out = run(
-        &["show", "--game", "nosuch", "--store", dir.to_str().unwrap()],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(65));
-}
-
-#[test]
-fn the_broadcast_with_a_first_move_starts_a_stored_game() {
-    let dir = temp_dir("broadcast");
-    let referee = referee(&dir);
-    let broadcast = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/seed-000.txt"
-    ))
-    .unwrap();
+fn the_broadcast_with_a_first_move_invites_the_cc_and_their_first_move_accepts() {
+    let world = World::new("broadcast");
+    let broadcast = std::fs::read_to_string(common::repo("tests/data/seed-000.txt")).unwrap();
     let mail = format!("From: Yourname <{ALICE}>\nTo: {REFEREE}\nCc: Bill <{BOB}>\nSubject: Super-Wari\nMessage-ID: <b0@players.example>\n\nMove: c\n\n{broadcast}");
-    let out = replies(deliver(&referee, &mail));
-    assert_eq!(out.len(), 2);
-    let record = the_game(&dir);
-    assert_eq!(record.turns.len(), 1);
-    assert_eq!(record.turns[0].sowings, "c");
-    assert_eq!(
-        (record.south.name.as_str(), record.north.name.as_str()),
-        ("Yourname", "Bill")
+    let out = world.deliver(&mail);
+    let bill = to(&out, BOB);
+    assert!(
+        bill.body.contains("invites you") && bill.body.contains("Your first move accepts"),
+        "{}",
+        bill.body
     );
-    // Without an opponent, there is nobody to mail: the sender is told.
-    let dir = temp_dir("broadcast-alone");
-    let alone = mail.replace(&format!("Cc: Bill <{BOB}>\n"), "");
-    let alone_referee = Referee::with_store(REFEREE, Store::open(&dir).unwrap());
-    let out = replies(deliver(&alone_referee, &alone));
+    let record = world.the_game();
+    assert_eq!(record.turns.len(), 1);
+    assert!(!record.is_playing());
+    let out = world.deliver(&press_reply(BOB, &bill, "move e", "b1@players.example"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    let record = world.the_game();
+    assert!(record.is_playing());
+    assert_eq!(record.turns.len(), 2);
+    // Without an opponent, there is nobody to invite: the sender is told.
+    let alone = World::new("broadcast-alone");
+    let out = alone.deliver(&mail.replace(&format!("Cc: Bill <{BOB}>\n"), ""));
     assert!(out[0].body.contains("no opponent"), "{}", out[0].body);
 }
 
 #[test]
-fn a_game_against_the_computer_by_mail() {
-    let dir = temp_dir("computer");
-    let referee = referee(&dir);
-    // Alice plays North: the computer (South) moves first, in the same reply.
-    let out = replies(deliver(
-        &referee,
-        &format!("From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <pc-start@players.example>\n\nnew mankala with computer as north\n"),
+fn a_game_against_the_computer_starts_at_once() {
+    let world = World::new("computer");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <pc@x>\n\nnew mankala with computer as north\n"
     ));
     assert_eq!(out.len(), 1, "only Alice gets mail");
     let mut mail = out.into_iter().next().unwrap();
-    assert!(
-        mail.body.contains("Computer (South) played"),
-        "{}",
-        mail.body
-    );
-    assert_eq!(the_game(&dir).computer.as_deref(), Some("south"));
+    let words = mail.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("Computer (South) played"), "{}", mail.body);
     let mut rng = SplitMix64::new(5);
     for n in 0..200 {
         let sheet = Sheet::parse(&mail.body).unwrap();
@@ -478,76 +561,206 @@ fn a_game_against_the_computer_by_mail() {
         );
         let legal = sheet.game.legal_moves();
         let pit = legal.nth(rng.below(legal.len())).unwrap();
-        let reply = press_reply(
-            ALICE,
-            &mail,
-            &format!("move {pit}"),
-            &format!("pc{n}@players.example"),
-        );
-        mail = replies(deliver(&referee, &reply)).remove(0);
+        mail = world
+            .deliver(&press_reply(
+                ALICE,
+                &mail,
+                &format!("move {pit}"),
+                &format!("pc{n}@x"),
+            ))
+            .remove(0);
         assert!(!mail.body.contains("no move was played"), "{}", mail.body);
     }
-    assert!(the_game(&dir).sheet().unwrap().game.is_over());
-    assert!(mail.body.contains("Result: "));
+    assert!(world.the_game().game().unwrap().is_over());
 }
 
 #[test]
-fn no_mail_makes_the_hosted_referee_panic() {
-    let dir = temp_dir("fuzz");
-    let referee = referee(&dir);
-    let (alice, bob) = challenge(&referee);
-    let seeds: Vec<Vec<u8>> = vec![
-        press_reply(ALICE, &alice, "move c", "z1@players.example").into_bytes(),
-        press_reply(BOB, &bob, "resign", "z2@players.example").into_bytes(),
-        press_reply(ALICE, &alice, "board\nhelp\ngames", "z3@players.example").into_bytes(),
-        format!("From: {ALICE}\nSubject: new wari stones 5 with {BOB} as north\n\nnew mankala with computer\n").into_bytes(),
-    ];
-    let mut rng = SplitMix64::new(77);
-    for round in 0..1500 {
-        let mut raw = seeds[round % seeds.len()].clone();
-        common::mutate(&mut raw, &seeds, 6, 80, &mut rng);
-        let _ = deliver(&referee, &String::from_utf8_lossy(&raw));
-    }
-    // Whatever happened, every game file still reads back.
-    for record in Store::open(&dir).unwrap().list().unwrap() {
-        record.sheet().unwrap();
-    }
-}
-
-#[test]
-fn board_sends_the_board_again_unless_a_move_comes_with_it() {
-    let dir = temp_dir("board");
-    let referee = referee(&dir);
-    let (alice, _) = challenge(&referee);
-    let out = replies(deliver(
-        &referee,
-        &press_reply(ALICE, &alice, "board", "bd1@players.example"),
-    ));
-    assert_eq!(out.len(), 1);
+fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
+    let world = World::new("remind");
+    world.game_on();
+    let store = Store::open(&world.dir).unwrap();
+    let now = mancala::store::now();
+    let mut record = world.the_game();
+    record.last_activity = now - 8 * 86_400;
+    store.save_game(&record).unwrap();
+    world.postman.fail(ALICE, Failure::Transient);
+    let (done, problems) = world
+        .referee
+        .remind(now, 7 * 86_400, 21 * 86_400, &world.postman)
+        .unwrap();
     assert!(
-        out[0].body.starts_with("The board, as you asked:"),
-        "{}",
-        out[0].body
+        matches!(&done[..], [Reminder::Nudged { player, .. }] if player == "Alice"),
+        "{done:?}"
     );
-    assert_eq!(the_game(&dir).turns.len(), 0);
-    let out = replies(deliver(
-        &referee,
-        &press_reply(ALICE, &alice, "board\nmove c", "bd2@players.example"),
-    ));
-    assert_eq!(out.len(), 2, "a move goes to both");
-    assert_eq!(the_game(&dir).turns.len(), 1);
+    assert_eq!(problems.len(), 1, "the failed send is reported");
+    world.postman.heal();
+    let (done, _) = world
+        .referee
+        .remind(now + 60, 7 * 86_400, 21 * 86_400, &world.postman)
+        .unwrap();
+    assert!(
+        matches!(&done[..], [Reminder::Resent { mails: 1, .. }]),
+        "{done:?}"
+    );
+    let sent = world.postman.take();
+    assert!(sent[0].body.contains("a reminder"), "{}", sent[0].body);
+    let (done, _) = world
+        .referee
+        .remind(now + 120, 7 * 86_400, 21 * 86_400, &world.postman)
+        .unwrap();
+    assert!(done.is_empty(), "once only");
+    let mut record = world.the_game();
+    record.last_activity = now - 22 * 86_400;
+    store.save_game(&record).unwrap();
+    let (done, _) = world
+        .referee
+        .remind(now, 7 * 86_400, 21 * 86_400, &world.postman)
+        .unwrap();
+    assert!(matches!(&done[..], [Reminder::Forfeited { player, .. }] if player == "Alice"));
+    assert_eq!(world.postman.take().len(), 2);
+    assert_eq!(
+        world.the_game().game().unwrap().outcome().unwrap().winner,
+        Some(Side::North)
+    );
+    let out = run(
+        &[
+            "remind",
+            "--store",
+            world.dir.to_str().unwrap(),
+            "--from",
+            REFEREE,
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+}
+
+fn mail_cli(dir: &Path, send: &str, mail: &[u8]) -> std::process::Output {
+    run(
+        &[
+            "mail",
+            "--from",
+            REFEREE,
+            "--store",
+            dir.to_str().unwrap(),
+            "--send",
+            send,
+        ],
+        mail,
+    )
 }
 
 #[test]
-fn a_new_store_made_by_ten_deliveries_at_once_has_one_key() {
-    let dir = temp_dir("new-store");
-    let store_dir = dir.join("store");
+fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
+    let world = World::new("future");
+    let (alice, _) = world.game_on();
+    let id = world.the_game().id;
+    let path = world.dir.join(format!("{id}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"format\": 2", "\"format\": 3");
+    std::fs::write(&path, &text).unwrap();
+    let out = mail_cli(
+        &world.dir,
+        "stdout",
+        press_reply(ALICE, &alice, "move c", "f@x").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(75));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("newer than this referee's"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text,
+        "never rewritten"
+    );
+    let out = run(&["games", "--store", world.dir.to_str().unwrap()], b"");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("{id}.json")));
+    let out = run(
+        &[
+            "remind",
+            "--store",
+            world.dir.to_str().unwrap(),
+            "--from",
+            REFEREE,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(75));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("{id}.json")));
+}
+
+#[test]
+fn a_deleted_key_is_reported_never_made_anew() {
+    let world = World::new("no-key");
+    let (alice, _) = world.game_on();
+    std::fs::remove_file(world.dir.join("key")).unwrap();
+    let out = mail_cli(
+        &world.dir,
+        "stdout",
+        press_reply(ALICE, &alice, "move c", "k@x").as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(75));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("restore it from a backup"));
+    assert!(!world.dir.join("key").exists());
+}
+
+#[test]
+fn forty_copies_of_one_move_and_both_players_racing_apply_it_once() {
+    let world = World::new("forty");
+    let (alice, bob) = world.game_on();
+    let out_dir = world.dir.join("out");
+    let send = format!("dir:{}", out_dir.display());
+    let mail = press_reply(ALICE, &alice, "move c", "burst@players.example");
+    let store = world.dir.to_str().unwrap().to_string();
+    let mut children = Vec::new();
+    for n in 0..40 {
+        let raw = if n % 4 == 3 {
+            press_reply(BOB, &bob, "move a", &format!("race{n}@players.example"))
+        } else {
+            mail.clone()
+        };
+        children.push(spawn(
+            &[
+                "mail", "--from", REFEREE, "--store", &store, "--send", &send,
+            ],
+            raw.as_bytes(),
+        ));
+    }
+    for child in children {
+        assert!(child.wait_with_output().unwrap().status.success());
+    }
+    let record = world.the_game();
+    assert!(record.game().is_ok());
+    let turns = record.turns.len();
+    assert!((1..=2).contains(&turns), "{turns} turns");
+    assert_eq!(
+        record.turns[0].side,
+        Side::South,
+        "Alice's move is the first"
+    );
+    let sent: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    // Each move played sent one reply to each player; refusals went to Bob alone.
+    let to_alice: Vec<&String> = sent.iter().filter(|n| n.contains(".south@")).collect();
+    assert_eq!(to_alice.len(), turns, "{sent:?}");
+    for name in to_alice {
+        assert!(
+            sent.contains(&name.replace(".south@", ".north@")),
+            "{sent:?}"
+        );
+    }
+}
+
+#[test]
+fn ten_first_deliveries_make_one_key() {
+    let dir = temp_dir("new-store").join("store");
     let children: Vec<_> = (0..10)
         .map(|n| {
-            let mail = format!(
-                "From: {ALICE}\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <ns{n}@players.example>\n\nnew wari with {BOB}\n"
-            );
-            spawn(&["mail", "--from", REFEREE, "--store", store_dir.to_str().unwrap()], mail.as_bytes())
+            let mail = format!("From: p{n}@players.example\nTo: {REFEREE}\nMessage-ID: <ns{n}@x>\n\nnew wari with q{n}@players.example\n");
+            spawn(&["mail", "--from", REFEREE, "--store", dir.to_str().unwrap()], mail.as_bytes())
         })
         .collect();
     let outputs: Vec<_> = children
@@ -555,17 +768,61 @@ fn a_new_store_made_by_ten_deliveries_at_once_has_one_key() {
         .map(|c| c.wait_with_output().unwrap())
         .collect();
     assert!(outputs.iter().all(|o| o.status.success()));
-    let store = Store::open(&store_dir).unwrap();
-    assert_eq!(store.list().unwrap().len(), 10);
-    // Every key any process mailed out is one the store's secret vouches for.
+    let store = Store::open(&dir).unwrap();
+    assert_eq!(store.list().unwrap().games.len(), 10);
     let secrets = store.secrets().unwrap();
     for output in outputs {
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let line = text
-            .lines()
-            .find(|l| l.starts_with("Your key for game"))
-            .expect("a key line");
-        let token = line.rsplit(' ').next().unwrap();
-        assert!(secrets.check(token).is_some(), "{token} does not check");
+        for line in text.lines().filter(|l| l.starts_with("Your key for game")) {
+            let token = line.rsplit(' ').next().unwrap();
+            assert!(secrets.check(token).is_some(), "{token} does not check");
+        }
     }
+}
+
+#[test]
+fn no_mail_makes_the_hosted_referee_panic() {
+    let world = World::new("fuzz");
+    let (alice, bob) = world.game_on();
+    let seeds: Vec<Vec<u8>> = vec![
+        press_reply(ALICE, &alice, "move c", "z1@x").into_bytes(),
+        press_reply(BOB, &bob, "resign", "z2@x").into_bytes(),
+        press_reply(ALICE, &alice, "board\nhelp\ngames", "z3@x").into_bytes(),
+        format!("From: {ALICE}\nSubject: new wari stones 5 with {BOB} as north\n\nnew mankala with computer\n").into_bytes(),
+        press_reply(BOB, &bob, "accept\ndecline", "z4@x").into_bytes(),
+    ];
+    let mut rng = SplitMix64::new(77);
+    for round in 0..1500 {
+        let mut raw = seeds[round % seeds.len()].clone();
+        common::mutate(&mut raw, &seeds, 6, 80, &mut rng);
+        let _ = world.try_deliver(&String::from_utf8_lossy(&raw));
+        world.postman.take();
+    }
+    let listing = Store::open(&world.dir).unwrap().list().unwrap();
+    assert!(listing.unreadable.is_empty());
+    for record in listing.games {
+        record.game().unwrap();
+    }
+}
+
+#[test]
+fn games_and_show_read_the_store() {
+    let world = World::new("cli");
+    world.game_on();
+    let id = world.the_game().id.to_string();
+    let dir = world.dir.to_str().unwrap();
+    let text = String::from_utf8(run(&["games", "--store", dir], b"").stdout).unwrap();
+    assert!(
+        text.contains(&id) && text.contains("Alice to move"),
+        "{text}"
+    );
+    let out = run(&["games", "--json", "--store", dir], b"");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["id"], id.as_str());
+    let out = run(&["show", "--game", &id, "--store", dir], b"");
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains(&format!("id {id}")));
+    let out = run(&["show", "--game", "nosuch", "--store", dir], b"");
+    assert_eq!(out.status.code(), Some(65));
 }

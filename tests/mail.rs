@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use mancala::engine::{Ruleset, SplitMix64};
-use mancala::mail::incoming::Incoming;
-use mancala::mail::referee::{Answer, Outgoing, Referee};
+use mancala::mail::compose::Outgoing;
+use mancala::mail::letter::Letter;
+use mancala::mail::sheet_referee::{Decision, SheetReferee};
 use mancala::sheet::{parse_sowings, Players, Sheet};
 
 mod common;
@@ -16,22 +17,28 @@ use common::repo;
 
 const REFEREE: &str = "referee@referee.example";
 
-fn referee() -> Referee {
-    Referee::new(REFEREE)
+fn referee() -> SheetReferee {
+    SheetReferee::new(REFEREE)
 }
 
-fn answer(raw: &[u8]) -> Answer {
-    referee().answer(&Incoming::parse(raw))
+fn answer(raw: &[u8]) -> Decision {
+    let referee = referee();
+    referee.decide(&Letter::read(raw, &referee.identity))
 }
 
-fn reply(raw: &[u8]) -> Outgoing {
+/// The replies: the same body to each recipient, one mail each.
+fn replies(raw: &[u8]) -> Vec<Outgoing> {
     match answer(raw) {
-        Answer::Reply { mut mail, .. } => {
-            assert_eq!(mail.len(), 1, "one reply");
-            mail.remove(0)
+        Decision::Send { mail, .. } => {
+            assert!(!mail.is_empty() && mail.iter().all(|m| m.body == mail[0].body));
+            mail
         }
         other => panic!("no reply: {other:?}"),
     }
+}
+
+fn reply(raw: &[u8]) -> Outgoing {
+    replies(raw).remove(0)
 }
 
 /// `text` quoted as mail clients quote it.
@@ -46,8 +53,8 @@ fn bob_replies(words: &str, original: &str) -> Vec<u8> {
         .into_bytes()
 }
 
-fn addresses(out: &Outgoing) -> Vec<&str> {
-    out.to.iter().map(|m| m.address.as_str()).collect()
+fn addresses(out: &[Outgoing]) -> Vec<&str> {
+    out.iter().map(|m| m.to.address.as_str()).collect()
 }
 
 /// The sheet a fixture answers: the source mail's, which the fixture quotes.
@@ -70,10 +77,11 @@ struct Expected {
 
 fn check_fixture(eml: &Path, raw: &[u8], expected: &Expected) {
     let name = eml.file_name().unwrap().to_string_lossy();
-    let out = match answer(raw) {
-        Answer::Reply { mut mail, .. } => mail.remove(0),
+    let all = match answer(raw) {
+        Decision::Send { mail, .. } => mail,
         other => panic!("{name}: no reply: {other:?}"),
     };
+    let out = all[0].clone();
     let mut sheet = match &expected.quotes {
         Some(path) => Sheet::parse(&std::fs::read_to_string(repo(path)).unwrap()).unwrap(),
         None => source_sheet(&expected.source),
@@ -96,7 +104,7 @@ fn check_fixture(eml: &Path, raw: &[u8], expected: &Expected) {
                 expected.description
             );
             assert_eq!(
-                addresses(&out),
+                addresses(&all),
                 ["alice@players.example", "bob@players.example"],
                 "{name}"
             );
@@ -113,7 +121,7 @@ fn check_fixture(eml: &Path, raw: &[u8], expected: &Expected) {
                 out.body
             );
             assert_eq!(
-                addresses(&out),
+                addresses(&all),
                 ["bob@players.example"],
                 "{name}: a refusal goes to the sender alone"
             );
@@ -183,12 +191,17 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
         ("Bill", "Yourname")
     );
     assert_eq!(
-        addresses(&out),
+        addresses(&replies(mail.as_bytes())),
         ["you@players.example", "bill@players.example"]
     );
     assert_eq!(out.subject, "Re: Super-Wari?");
     assert_eq!(out.in_reply_to.as_deref(), Some("start@players.example"));
-    assert!(out.body.starts_with("Yourname played c.\n"), "{}", out.body);
+    assert!(
+        out.body
+            .starts_with("Super-Wari game: Yourname played c.\n"),
+        "{}",
+        out.body
+    );
     assert!(out
         .body
         .contains("It is Bill's move (North). Legal moves: a, b, c, d, e, f, g, h."));
@@ -228,7 +241,7 @@ fn mail_that_must_not_be_answered_is_not() {
     ] {
         let mail = format!("{headers}Subject: Re: Wari\n\nmove a\n\n{sheet}");
         match answer(mail.as_bytes()) {
-            Answer::Ignore(reason) => assert!(reason.contains(why), "{headers:?}: {reason}"),
+            Decision::Ignore(reason) => assert!(reason.contains(why), "{headers:?}: {reason}"),
             other => panic!("answered {headers:?}: {other:?}"),
         }
     }
@@ -245,17 +258,18 @@ fn nothing_a_player_writes_reaches_the_headers() {
         "From: \"Eve\" <eve@players.example>\nTo: {REFEREE}, =?utf-8?q?Mallory=0D=0ABcc=3A_x=40evil=2Eexample?= <mallory@players.example>\n\
          Subject: =?utf-8?q?Re=3A_hi=0D=0ABcc=3A_x=40evil=2Eexample?=\n\nmove a\n\n{sheet}"
     );
-    let out = reply(mail.as_bytes());
-    let message =
-        mancala::mail::transport::build(&referee(), &out, std::time::SystemTime::now()).unwrap();
-    let text = String::from_utf8_lossy(&message.formatted()).to_string();
-    assert!(!text.contains("\r\nBcc:"), "{text}");
-    let recipients: Vec<String> = message
-        .envelope()
-        .to()
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let mut recipients: Vec<String> = Vec::new();
+    for out in replies(mail.as_bytes()) {
+        let message = mancala::mail::transport::build(
+            &referee().identity,
+            &out,
+            std::time::SystemTime::now(),
+        )
+        .unwrap();
+        let text = String::from_utf8_lossy(&message.formatted()).to_string();
+        assert!(!text.contains("\r\nBcc:"), "{text}");
+        recipients.extend(message.envelope().to().iter().map(|a| a.to_string()));
+    }
     assert_eq!(
         recipients,
         ["eve@players.example", "mallory@players.example"]
@@ -272,7 +286,7 @@ fn a_move_for_the_other_player_is_refused() {
         "{}",
         out.body
     );
-    assert_eq!(addresses(&out), ["bob@players.example"]);
+    assert_eq!(addresses(&[out]), ["bob@players.example"]);
 }
 
 #[test]
@@ -373,25 +387,27 @@ fn a_reply_that_cannot_be_sent_exits_75() {
 }
 
 #[test]
-fn dir_transport_writes_eml_files() {
+fn dir_transport_writes_one_eml_file_per_reply_even_when_sent_twice() {
     let dir = std::env::temp_dir().join(format!("mancala-mail-dir-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();
-    let out = run_mail(
-        &[
-            "--from",
-            REFEREE,
-            "--send",
-            &format!("dir:{}", dir.display()),
-        ],
-        &raw,
-    );
-    assert_eq!(out.status.code(), Some(0));
+    for _ in 0..2 {
+        let out = run_mail(
+            &[
+                "--from",
+                REFEREE,
+                "--send",
+                &format!("dir:{}", dir.display()),
+            ],
+            &raw,
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
     let files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(files.len(), 1);
+    assert_eq!(files.len(), 2, "one file per player, named by Message-ID");
     assert!(std::fs::read_to_string(&files[0])
         .unwrap()
         .contains("Bob played"));

@@ -295,7 +295,10 @@ mod tests {
         assert_eq!(parse_duration("90"), Ok(90));
         assert!(parse_duration("7 days").is_err());
         assert!(parse_duration("d").is_err());
-        assert!(parse_duration("999999999999999999d").is_err(), "no overflow");
+        assert!(
+            parse_duration("999999999999999999d").is_err(),
+            "no overflow"
+        );
     }
 
     #[test]

@@ -212,7 +212,12 @@ fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult 
 /// One mail in, its replies out: exit 0 once it is handled (answered,
 /// refused, or rightly ignored), 75 when the store or a send failed, so the
 /// MTA keeps the mail and tries again; the retry finishes the job.
-fn referee_mail(identity: &Identity, store: Option<Store>, send: Transport, max_size: usize) -> CliResult {
+fn referee_mail(
+    identity: &Identity,
+    store: Option<Store>,
+    send: Transport,
+    max_size: usize,
+) -> CliResult {
     let (raw, oversized) = read_capped(max_size)?;
     let letter = Letter::read(&raw, identity);
     let postbox = Postbox {
@@ -272,14 +277,21 @@ fn open_store_or_default(dir: Option<std::path::PathBuf>) -> Result<Store, Failu
 fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
     let no_game = || Failure::data(format!("no game '{id}' in {}", store.dir().display()));
     let id = GameId::parse(id).ok_or_else(no_game)?;
-    let record = store.load_game(&id).map_err(Failure::data)?.ok_or_else(no_game)?;
+    let record = store
+        .load_game(&id)
+        .map_err(Failure::data)?
+        .ok_or_else(no_game)?;
     hosted::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
 fn list_games(store: &Store, json: bool) -> CliResult {
     let listing = store.list().map_err(Failure::data)?;
     let mut out = String::new();
-    let mut unreadable = listing.unreadable.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let mut unreadable = listing
+        .unreadable
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>();
     for record in &listing.games {
         let sheet = match hosted::record_sheet(record) {
             Ok(sheet) => sheet,
@@ -316,7 +328,10 @@ fn list_games(store: &Store, json: bool) -> CliResult {
     for line in &unreadable {
         log(line);
     }
-    Err(Failure::data(format!("{} game file(s) cannot be read", unreadable.len())))
+    Err(Failure::data(format!(
+        "{} game file(s) cannot be read",
+        unreadable.len()
+    )))
 }
 
 fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {

@@ -75,9 +75,9 @@ fn new_command(ruleset: Ruleset, rest: &[&str], line: &str) -> Result<Command, R
             "as" => side = words.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?,
             "with" => {
                 let mut named = Vec::new();
-                while let Some(w) = words.next_if(|w| {
-                    !["as", "stones"].contains(&w.to_ascii_lowercase().as_str())
-                }) {
+                while let Some(w) =
+                    words.next_if(|w| !["as", "stones"].contains(&w.to_ascii_lowercase().as_str()))
+                {
                     named.push(*w);
                 }
                 opponent = Some(opponent_of(&named).ok_or_else(bad)?);

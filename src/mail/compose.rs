@@ -152,7 +152,12 @@ pub enum Next<'a> {
 
 /// A body carrying a sheet: the first line, the mover's comment, the
 /// sheet, and what to do next.
-pub fn sheet_body(first: &str, comment: Option<(&str, &[String])>, sheet: &Sheet, next: Next) -> String {
+pub fn sheet_body(
+    first: &str,
+    comment: Option<(&str, &[String])>,
+    sheet: &Sheet,
+    next: Next,
+) -> String {
     let mut body = String::new();
     let _ = writeln!(body, "{first}");
     if let Some((mover, lines)) = comment.filter(|(_, c)| !c.is_empty()) {
@@ -293,7 +298,9 @@ mod tests {
         assert!(is_referee_text("Super-Wari game k7q2mx: Alice played c."));
         assert!(is_referee_text("Wari game: Bob played e."));
         assert!(is_referee_text("Mancala referee: your games"));
-        assert!(is_referee_text("Your key for game k7q2mx: k7q2mx-0123456789ab"));
+        assert!(is_referee_text(
+            "Your key for game k7q2mx: k7q2mx-0123456789ab"
+        ));
         assert!(is_referee_text(SIGNATURE_LINE));
         assert!(!is_referee_text("Wari game tonight?"));
         assert!(!is_referee_text("Super-Wari game k7q2mx was fun"));

@@ -98,7 +98,9 @@ pub fn flush(
                 Delivery::Sent
             }
             Err(e) if e.failure == Failure::Permanent => {
-                report.refused.push((mail.to.address.clone(), e.message.clone()));
+                report
+                    .refused
+                    .push((mail.to.address.clone(), e.message.clone()));
                 Delivery::Refused(e.message)
             }
             Err(e) => {
@@ -120,7 +122,11 @@ pub fn flush(
 ///
 /// # Errors
 /// The first transient failure, after trying the rest.
-pub fn send_all(mail: &[Outgoing], postman: &dyn Postman, report: &mut Report) -> Result<(), DeliveryError> {
+pub fn send_all(
+    mail: &[Outgoing],
+    postman: &dyn Postman,
+    report: &mut Report,
+) -> Result<(), DeliveryError> {
     let mut retry = None;
     for out in mail {
         match postman.send(out) {
@@ -149,7 +155,9 @@ pub struct Stub {
 
 impl Stub {
     pub fn fail(&self, address: &str, failure: Failure) {
-        self.failing.borrow_mut().push((address.to_string(), failure));
+        self.failing
+            .borrow_mut()
+            .push((address.to_string(), failure));
     }
 
     pub fn heal(&self) {

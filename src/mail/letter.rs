@@ -6,9 +6,9 @@
 use ring::digest;
 
 use super::command::{command_line, Command};
+use super::compose::reply_subject;
 use super::compose::{is_referee_text, COMMENT_WIDTH};
 use super::incoming::{Incoming, Mailbox};
-use super::compose::reply_subject;
 use super::play::{move_line, Refusal};
 use super::{text, Identity};
 use crate::engine::Pit;
@@ -66,16 +66,20 @@ impl Letter {
         keys.dedup();
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
-        let commands = read_commands(own.iter().map(|(_, l)| l.as_str()).chain([subject_line.as_str()]));
+        let commands = read_commands(
+            own.iter()
+                .map(|(_, l)| l.as_str())
+                .chain([subject_line.as_str()]),
+        );
         let move_lines = own
             .iter()
             .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
             .collect();
         let comment = comment_of(&own, referee);
-        let fit = |id: &String| {
-            id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic())
-        };
-        let mut references: Vec<String> = mail.references.iter().filter(|r| fit(r)).cloned().collect();
+        let fit =
+            |id: &String| id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic());
+        let mut references: Vec<String> =
+            mail.references.iter().filter(|r| fit(r)).cloned().collect();
         if references.len() > REFERENCES_KEPT {
             references.drain(..references.len() - REFERENCES_KEPT);
         }
@@ -147,7 +151,12 @@ fn identity_of(mail: &Incoming, raw: &[u8]) -> MailKey {
         }
     };
     let hash = digest::digest(&digest::SHA256, &input);
-    MailKey(hash.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect())
+    MailKey(
+        hash.as_ref()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 /// The sender's own lines: not quoted, not an attribution, above any
@@ -274,8 +283,13 @@ mod tests {
     #[test]
     fn a_mail_without_message_id_is_the_same_mail_on_every_retry() {
         let mail = "From: a@x.example\nSubject: hi\n\nnew wari with b@y.example\n";
-        let first = read(&format!("From a@x.example  Mon Nov 30 09:05:00 2026\n{mail}"));
-        let again = read(&format!("From a@x.example  Tue Dec  1 10:00:00 2026\n{}", mail.replace('\n', "\r\n")));
+        let first = read(&format!(
+            "From a@x.example  Mon Nov 30 09:05:00 2026\n{mail}"
+        ));
+        let again = read(&format!(
+            "From a@x.example  Tue Dec  1 10:00:00 2026\n{}",
+            mail.replace('\n', "\r\n")
+        ));
         assert_eq!(first.identity, again.identity);
         assert_ne!(first.identity, read(&mail.replace("hi", "ho")).identity);
     }
@@ -283,7 +297,9 @@ mod tests {
     #[test]
     fn a_huge_message_id_is_digested_and_not_repeated() {
         let id = format!("<{}@x.example>", "a".repeat(900_000));
-        let letter = read(&format!("From: a@x.example\nMessage-ID: {id}\nReferences: {id}\n\nhelp\n"));
+        let letter = read(&format!(
+            "From: a@x.example\nMessage-ID: {id}\nReferences: {id}\n\nhelp\n"
+        ));
         assert_eq!(letter.identity.0.len(), 32);
         assert_eq!(letter.message_id, None);
         assert!(letter.references.is_empty());
@@ -300,7 +316,11 @@ mod tests {
         assert_eq!(own, ["move d", "Good luck!", ""]);
         assert_eq!(letter.comment, ["Good luck!"]);
         assert_eq!(letter.commands, Ok(vec![]));
-        assert_eq!(letter.keys, ["k7q2mx-0123456789ab"], "the key is still read");
+        assert_eq!(
+            letter.keys,
+            ["k7q2mx-0123456789ab"],
+            "the key is still read"
+        );
     }
 
     #[test]

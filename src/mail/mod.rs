@@ -76,7 +76,8 @@ impl Identity {
                 Some(r) => r.trim_start_matches(|c: char| c != '@' && !c.is_whitespace()),
                 None => rest,
             };
-            rest.strip_prefix('@').is_some_and(|r| r.starts_with(&domain))
+            rest.strip_prefix('@')
+                .is_some_and(|r| r.starts_with(&domain))
         })
     }
 }

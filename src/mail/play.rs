@@ -59,7 +59,9 @@ pub enum Refusal {
     Declined { name: String },
     #[error("the game is under way: accept and decline are for invitations")]
     AlreadyPlaying,
-    #[error("to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'")]
+    #[error(
+        "to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'"
+    )]
     AcceptOrDecline,
     #[error("{0} has an invitation open already; they can answer that one first")]
     InvitationOpen(String),

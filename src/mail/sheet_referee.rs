@@ -20,7 +20,10 @@ pub enum Decision {
     /// Never answer it; the reason is for the log.
     Ignore(String),
     /// Send these; the summary is for the log.
-    Send { mail: Vec<Outgoing>, summary: String },
+    Send {
+        mail: Vec<Outgoing>,
+        summary: String,
+    },
 }
 
 /// The referee of games that live in their mails.
@@ -149,7 +152,10 @@ impl SheetReferee {
         let mut to: Vec<Mailbox> = Vec::new();
         for s in Side::BOTH {
             if let Some(m) = mailbox_of(sheet.players.get(s)) {
-                if !to.iter().any(|a| a.address.eq_ignore_ascii_case(&m.address)) {
+                if !to
+                    .iter()
+                    .any(|a| a.address.eq_ignore_ascii_case(&m.address))
+                {
                     to.push(m);
                 }
             }
@@ -167,13 +173,27 @@ impl SheetReferee {
 
     /// The reply to a refused mail: to the sender alone, with what is wrong,
     /// what is legal, and the unchanged sheet.
-    fn refuse(&self, letter: &Letter, from: &Mailbox, refusal: &Refusal, sheet: Option<&Sheet>) -> Decision {
-        let mut body = format!("{} your mail was read, but no move was played:\n\n", compose::REFEREE_LINE);
+    fn refuse(
+        &self,
+        letter: &Letter,
+        from: &Mailbox,
+        refusal: &Refusal,
+        sheet: Option<&Sheet>,
+    ) -> Decision {
+        let mut body = format!(
+            "{} your mail was read, but no move was played:\n\n",
+            compose::REFEREE_LINE
+        );
         body.push_str(&note(&refusal.to_string()));
         match sheet {
             Some(sheet) => {
                 body.push('\n');
-                body.push_str(&sheet_body("The board is unchanged:", None, sheet, Next::Moves));
+                body.push_str(&sheet_body(
+                    "The board is unchanged:",
+                    None,
+                    sheet,
+                    Next::Moves,
+                ));
             }
             None => body.push_str(
                 "\nReply to the referee's last mail, keeping its board and move log in the\n\
@@ -182,7 +202,12 @@ impl SheetReferee {
         }
         body.push_str(&signature());
         Decision::Send {
-            mail: vec![Outgoing::reply(letter, self.message_id(letter, 0), from.clone(), body)],
+            mail: vec![Outgoing::reply(
+                letter,
+                self.message_id(letter, 0),
+                from.clone(),
+                body,
+            )],
             summary: format!("refused {}: {refusal}", from.address),
         }
     }
@@ -190,7 +215,13 @@ impl SheetReferee {
 
 /// A new game's other seat: the other address in To/Cc, not the referee's
 /// own nor the sender's.
-pub fn seat_opponent(referee: &Identity, letter: &Letter, from: &Mailbox, sheet: &mut Sheet, side: Side) {
+pub fn seat_opponent(
+    referee: &Identity,
+    letter: &Letter,
+    from: &Mailbox,
+    sheet: &mut Sheet,
+    side: Side,
+) {
     let other = sheet.players.get_mut(side.other());
     if other.address.is_some() {
         return;

@@ -163,7 +163,8 @@ impl Postman for Postbox {
     fn send(&self, mail: &Outgoing) -> Result<(), SendError> {
         let now = SystemTime::now();
         let message = build(&self.identity, mail, now)?;
-        self.transport.send_one(&self.identity, &message, &mail.message_id, now)
+        self.transport
+            .send_one(&self.identity, &message, &mail.message_id, now)
     }
 }
 
@@ -223,11 +224,19 @@ impl Transport {
                 // Named by Message-ID: a reply sent again is the same file.
                 let name: String = message_id
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || ".-_@".contains(c) { c } else { '_' })
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || ".-_@".contains(c) {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
                     .collect();
                 let file = path.join(format!("{name}.eml"));
                 std::fs::create_dir_all(path)
-                    .and_then(|()| crate::store::write_atomically(path, &file, &message.formatted()))
+                    .and_then(|()| {
+                        crate::store::write_atomically(path, &file, &message.formatted())
+                    })
                     .map_err(|e| transient(format!("{}: {e}", file.display())))
             }
         }
@@ -354,7 +363,10 @@ mod tests {
         ] {
             assert!(text.contains(header), "{header} missing from\n{text}");
         }
-        assert!(text.contains("Message-ID: <k7q2mx.3.north@referee.example>\n"), "{text}");
+        assert!(
+            text.contains("Message-ID: <k7q2mx.3.north@referee.example>\n"),
+            "{text}"
+        );
         assert!(!text.contains("\nBcc:"), "{text}");
         assert!(text.contains("\n>From the start\n"), "{text}");
         assert!(!text.contains("format=flowed"));

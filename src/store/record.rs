@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Game, Pit, PlayError, Ruleset, RulesError, Side};
+use crate::engine::{Game, Pit, PlayError, RulesError, Ruleset, Side};
 
 /// The version of the file format this build writes and reads.
 pub const FORMAT: u32 = 2;
@@ -273,10 +273,8 @@ impl GameRecord {
                         side: turn.side,
                     });
                 }
-                game.play(pit).map_err(|error| ReplayError::Turn {
-                    turn: i + 1,
-                    error,
-                })?;
+                game.play(pit)
+                    .map_err(|error| ReplayError::Turn { turn: i + 1, error })?;
             }
         }
         if let Some(conceded) = &self.conceded {
@@ -360,10 +358,7 @@ impl SenderRecord {
 
     /// Answers given in the day up to `now`.
     pub fn answers_today(&self, now: u64) -> usize {
-        self.answered
-            .iter()
-            .filter(|&&t| t + 86_400 > now)
-            .count()
+        self.answered.iter().filter(|&&t| t + 86_400 > now).count()
     }
 
     /// Counts one more answer, forgetting those older than a day.

@@ -44,7 +44,10 @@ fn records_round_trip_typed_through_the_file() {
     store.save_game(&record).unwrap();
     let text = fs::read_to_string(store.dir().join("abcdef.json")).unwrap();
     assert!(text.contains("\"ruleset\": \"waurie\""), "{text}");
-    assert!(text.contains("\"sowings\": [\n        \"c\",\n        \"f\""), "{text}");
+    assert!(
+        text.contains("\"sowings\": [\n        \"c\",\n        \"f\""),
+        "{text}"
+    );
     let loaded = store.load_game(&record.id).unwrap().unwrap();
     assert_eq!(loaded, record);
     let game = loaded.game().unwrap();
@@ -81,7 +84,9 @@ fn a_damaged_record_is_reported_not_skipped() {
     fs::write(store.dir().join("ghijkm.json"), "{\"format\": 2, \"id\": ").unwrap();
     let listing = store.list().unwrap();
     assert_eq!(listing.games.len(), 1);
-    assert!(matches!(&listing.unreadable[..], [StoreError::Corrupt { path, .. }] if path.ends_with("ghijkm.json")));
+    assert!(
+        matches!(&listing.unreadable[..], [StoreError::Corrupt { path, .. }] if path.ends_with("ghijkm.json"))
+    );
     // Turns the rules refuse are found on replay.
     let mut record = sample("abcdef");
     record.turns[0].sowings.push(Pit::new(0));
@@ -91,12 +96,18 @@ fn a_damaged_record_is_reported_not_skipped() {
 #[test]
 fn a_lost_key_is_an_error_once_the_store_holds_games() {
     let store = temp_store("lost-key");
-    let first = store.secrets().unwrap().token(&GameId::parse("abcdef").unwrap(), Side::South);
+    let first = store
+        .secrets()
+        .unwrap()
+        .token(&GameId::parse("abcdef").unwrap(), Side::South);
     store.save_game(&sample("abcdef")).unwrap();
     fs::remove_file(store.dir().join("key")).unwrap();
     let err = store.secrets().err().unwrap();
     assert!(matches!(err, StoreError::KeyMissing { .. }), "{err}");
-    assert!(err.to_string().contains("restore it from a backup"), "{err}");
+    assert!(
+        err.to_string().contains("restore it from a backup"),
+        "{err}"
+    );
     assert!(!store.dir().join("key").exists(), "no new key is made");
     assert!(first.starts_with("abcdef-"));
 }
@@ -109,10 +120,16 @@ fn opening_an_existing_folder_leaves_its_permissions_alone() {
     fs::create_dir_all(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o750)).unwrap();
     Store::open(&dir).unwrap();
-    assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o750);
+    assert_eq!(
+        fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+        0o750
+    );
     let fresh = dir.join("new");
     Store::open(&fresh).unwrap();
-    assert_eq!(fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
 }
 
 #[test]
@@ -128,7 +145,11 @@ fn keys_and_ids_derive_from_the_secret() {
     assert_eq!(secrets.check("abcdef-000000000000"), None);
     let other = GameId::parse("ghijkm").unwrap();
     assert_eq!(
-        secrets.check(&secrets.token(&other, Side::South).replace("ghijkm", "abcdef")),
+        secrets.check(
+            &secrets
+                .token(&other, Side::South)
+                .replace("ghijkm", "abcdef")
+        ),
         None
     );
     let mail = MailKey("0123".into());
@@ -158,11 +179,20 @@ fn the_ledger_settles_each_reply_on_its_own() {
         delivery: Delivery::Pending,
     };
     let mail = MailKey("m1".into());
-    assert_eq!(ledger.record(mail.clone(), vec![envelope("r1"), envelope("r2")], 5), 1);
+    assert_eq!(
+        ledger.record(mail.clone(), vec![envelope("r1"), envelope("r2")], 5),
+        1
+    );
     assert_eq!(ledger.handled(&mail), Some(1));
     assert_eq!(ledger.pending().count(), 2);
     ledger.settle("r1", Delivery::Sent);
-    assert_eq!(ledger.pending().map(|e| e.message_id.as_str()).collect::<Vec<_>>(), ["r2"]);
+    assert_eq!(
+        ledger
+            .pending()
+            .map(|e| e.message_id.as_str())
+            .collect::<Vec<_>>(),
+        ["r2"]
+    );
     ledger.settle("r2", Delivery::Pending);
     assert_eq!(ledger.pending().count(), 1);
     assert_eq!(ledger.handled(&MailKey("m2".into())), None);

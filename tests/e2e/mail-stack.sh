@@ -108,7 +108,8 @@ shift
 [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || die "E2E_SMTP_PORT='$port' is not a port"
 
 # One run at a time (the users and the port are shared): hold a lock on this script. The
-# lock is not passed to Postfix (9<&- below), so a crashed run's instance cannot keep it.
+# lock is passed neither to Postfix nor to COMMAND (9<&- below): what a run killed with
+# SIGKILL leaves running cannot keep the next run from cleaning up after it.
 exec 9<"${BASH_SOURCE[0]}"
 flock -n 9 || die "another mail-stack.sh is running"
 
@@ -176,11 +177,15 @@ remove_user() {
     if getent group "$u" >/dev/null; then groupdel "$u" >/dev/null 2>&1 || say "warning: could not remove group $u"; fi
 }
 
-dir=
+dir= child=
 teardown() {
     local status=$?
-    trap - ERR EXIT INT TERM
+    trap - ERR EXIT INT TERM HUP
     set +e
+    if [[ -n $child ]] && kill -0 "$child" 2>/dev/null; then
+        kill -TERM "$child" 2>/dev/null
+        wait "$child" 2>/dev/null
+    fi
     if [[ -n $dir ]]; then
         if ((status != 0)); then
             echo "--- tail $dir/maillog" >&2
@@ -197,6 +202,7 @@ teardown() {
 trap teardown EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # 2. What a crashed run left: its instance, its directory, its users.
 for d in "$prefix"*; do
@@ -310,6 +316,11 @@ if (($# == 0)); then
     say "the stack stays up until this shell exits"
     set -- bash -i
 fi
+# (In the background, so that a signal to this script takes the stack down at once; <&0
+# keeps its standard input.)
+"$@" <&0 9<&- &
+child=$!
 status=0
-"$@" || status=$?
+wait "$child" || status=$?
+child=
 exit "$status"

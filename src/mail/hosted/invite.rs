@@ -78,7 +78,17 @@ impl HostedReferee {
                 Ok(Sheet::new(rules, players))
             });
         let computer = (opponent == Opponent::Computer).then_some(side.other());
-        self.propose(secrets, letter, inviter, verified, made, side, computer, String::new(), postman)
+        self.propose(
+            secrets,
+            letter,
+            inviter,
+            verified,
+            made,
+            side,
+            computer,
+            String::new(),
+            postman,
+        )
     }
 
     /// A start sheet with the first move played, from `inviter`.
@@ -96,7 +106,17 @@ impl HostedReferee {
             .sowings()
             .first()
             .map_or(sheet.game.first(), |s| s.side);
-        self.propose(secrets, letter, inviter, false, Ok(sheet), side, None, news, postman)
+        self.propose(
+            secrets,
+            letter,
+            inviter,
+            false,
+            Ok(sheet),
+            side,
+            None,
+            news,
+            postman,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -114,7 +134,10 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         let (id, _game_lock) = match self.game_slot(secrets, letter)? {
             (Slot::Ours(mut record), lock) => {
-                let mut report = Report::ignored(format!("game {}: started by this mail before; sending what did not go", record.id));
+                let mut report = Report::ignored(format!(
+                    "game {}: started by this mail before; sending what did not go",
+                    record.id
+                ));
                 self.flush_game(&mut record, postman, &mut report)?;
                 drop(lock);
                 return Ok(report);
@@ -125,7 +148,9 @@ impl HostedReferee {
         let _sender_lock = self.store.lock(&format!("sender-{digest}"))?;
         let mut sender = self.store.load_sender(&digest)?;
         let plays_here = self.plays_here(&inviter.address);
-        if let Some(report) = self.sender_gate(&digest, &mut sender, letter, plays_here, !verified, postman)? {
+        if let Some(report) =
+            self.sender_gate(&digest, &mut sender, letter, plays_here, !verified, postman)?
+        {
             return Ok(report);
         }
         let refuse = |sender: &mut _, refusal: Refusal| {
@@ -145,7 +170,9 @@ impl HostedReferee {
         let invitee = sheet.players.get(side.other()).address.clone();
         let _invitee_lock = match (&invitee, computer) {
             (Some(address), None) => {
-                let lock = self.store.lock(&format!("invitee-{}", secrets.address_digest(address)))?;
+                let lock = self
+                    .store
+                    .lock(&format!("invitee-{}", secrets.address_digest(address)))?;
                 if let Err(refusal) = self.may_invite(address, &inviter.address, now)? {
                     return refuse(&mut sender, refusal);
                 }
@@ -169,10 +196,18 @@ impl HostedReferee {
                 let news = news + &scene.computer_moves(&mut record, now);
                 (scene.both(&news, None), news)
             }
-            None => (invitations(&scene, side, &news), format!("invitation sent by {}", inviter.address)),
+            None => (
+                invitations(&scene, side, &news),
+                format!("invitation sent by {}", inviter.address),
+            ),
         };
-        let envelopes = replies.into_iter().map(|r| r.into_envelope(scene.event)).collect();
-        record.ledger.record(letter.identity.clone(), envelopes, now);
+        let envelopes = replies
+            .into_iter()
+            .map(|r| r.into_envelope(scene.event))
+            .collect();
+        record
+            .ledger
+            .record(letter.identity.clone(), envelopes, now);
         if !verified {
             sender.count_answer(now);
             self.store.save_sender(&digest, &sender)?;
@@ -206,7 +241,12 @@ impl HostedReferee {
     /// May `inviter` invite `invitee` now? Not while an invitation to them
     /// is open, not after they declined this inviter, not more than a few
     /// times a day.
-    fn may_invite(&self, invitee: &str, inviter: &str, now: u64) -> Result<Result<(), Refusal>, StoreError> {
+    fn may_invite(
+        &self,
+        invitee: &str,
+        inviter: &str,
+        now: u64,
+    ) -> Result<Result<(), Refusal>, StoreError> {
         let listing = self.store.list()?;
         let is = |record: &GameRecord, side: Side, address: &str| {
             record
@@ -217,7 +257,10 @@ impl HostedReferee {
         };
         let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
         let games: Vec<&GameRecord> = listing.games.iter().filter(invited).collect();
-        if games.iter().any(|r| matches!(r.standing, Standing::Invited { .. })) {
+        if games
+            .iter()
+            .any(|r| matches!(r.standing, Standing::Invited { .. }))
+        {
             return Ok(Err(Refusal::InvitationOpen(invitee.to_string())));
         }
         if games
@@ -233,7 +276,14 @@ impl HostedReferee {
     }
 }
 
-fn new_record(id: &GameId, sheet: &Sheet, letter: &Letter, inviter: Side, computer: Option<Side>, now: u64) -> GameRecord {
+fn new_record(
+    id: &GameId,
+    sheet: &Sheet,
+    letter: &Letter,
+    inviter: Side,
+    computer: Option<Side>,
+    now: u64,
+) -> GameRecord {
     let rules = sheet.game.rules();
     let player = |side: Side| {
         let p = sheet.players.get(side);
@@ -311,7 +361,10 @@ fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing>
         sheet_body(
             &game_line(
                 sheet,
-                &format!("your invitation to {} is sent.", sheet.players.get(invitee).address.as_deref().unwrap_or("")),
+                &format!(
+                    "your invitation to {} is sent.",
+                    sheet.players.get(invitee).address.as_deref().unwrap_or("")
+                ),
             ),
             None,
             sheet,
@@ -320,4 +373,3 @@ fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing>
     );
     to_invitee.into_iter().chain(to_inviter).collect()
 }
-

@@ -30,7 +30,9 @@ impl HostedReferee {
         }
         if let Some(start) = self.start_sheet(letter, from) {
             return match start {
-                Ok((sheet, news)) => self.propose_sheet(secrets, letter, from, sheet, news, postman),
+                Ok((sheet, news)) => {
+                    self.propose_sheet(secrets, letter, from, sheet, news, postman)
+                }
                 Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
             };
         }
@@ -39,7 +41,10 @@ impl HostedReferee {
         self.answer_sender(secrets, letter, from, postman, |plays_here| {
             let mut body = String::new();
             if help {
-                body.push_str(&format!("{} help, as you asked.\n\n", compose::REFEREE_LINE));
+                body.push_str(&format!(
+                    "{} help, as you asked.\n\n",
+                    compose::REFEREE_LINE
+                ));
                 body.push_str(&super::help_text(None));
             } else if plays_here {
                 body.push_str(&format!(
@@ -47,7 +52,10 @@ impl HostedReferee {
                     compose::REFEREE_LINE
                 ));
             } else {
-                body.push_str(&format!("{} your mail was read, but nothing was done:\n\n", compose::REFEREE_LINE));
+                body.push_str(&format!(
+                    "{} your mail was read, but nothing was done:\n\n",
+                    compose::REFEREE_LINE
+                ));
                 body.push_str(&note(&Refusal::NoKey.to_string()));
             }
             body
@@ -56,7 +64,11 @@ impl HostedReferee {
 
     /// A start sheet (no id, no move yet) with its first move written: the
     /// broadcast's way to begin. `None` if the mail holds no start sheet.
-    fn start_sheet(&self, letter: &Letter, from: &Mailbox) -> Option<Result<(crate::sheet::Sheet, String), Refusal>> {
+    fn start_sheet(
+        &self,
+        letter: &Letter,
+        from: &Mailbox,
+    ) -> Option<Result<(crate::sheet::Sheet, String), Refusal>> {
         let raw = RawSheet::find(&letter.text).ok()?;
         if raw.id.is_some() {
             return None; // a stored game's sheet starts nothing new
@@ -90,7 +102,11 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         let text = refusal.to_string();
         self.answer_sender(secrets, letter, from, postman, |_| {
-            format!("{} your mail was read, but nothing was done:\n\n{}", compose::REFEREE_LINE, note(&text))
+            format!(
+                "{} your mail was read, but nothing was done:\n\n{}",
+                compose::REFEREE_LINE,
+                note(&text)
+            )
         })
     }
 
@@ -117,11 +133,14 @@ impl HostedReferee {
         }
     }
 
-    /// Does `address` play (or is it invited to) any game here?
+    /// Does `address` play a game here that both players accepted? (An
+    /// invitation proves nothing: anyone can send one in anyone's name.)
     pub(super) fn plays_here(&self, address: &str) -> bool {
-        self.store
-            .list()
-            .is_ok_and(|l| l.games.iter().any(|g| g.side_of(address).is_some()))
+        self.store.list().is_ok_and(|l| {
+            l.games
+                .iter()
+                .any(|g| g.is_playing() && g.side_of(address).is_some())
+        })
     }
 
     /// Before answering a sender: a mail handled before is finished (its
@@ -137,14 +156,22 @@ impl HostedReferee {
         postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
         if let Some(event) = sender.ledger.handled(&letter.identity) {
-            let mut report = Report::ignored(format!("mail handled before (event {event}); sending what did not go"));
+            let mut report = Report::ignored(format!(
+                "mail handled before (event {event}); sending what did not go"
+            ));
             self.flush_sender(digest, sender, postman, &mut report)?;
             return Ok(Some(report));
         }
         let now = store::now();
-        let cap = if plays_here { PLAYER_ANSWERS } else { STRANGER_ANSWERS };
+        let cap = if plays_here {
+            PLAYER_ANSWERS
+        } else {
+            STRANGER_ANSWERS
+        };
         if limited && sender.answers_today(now) >= cap {
-            sender.ledger.record(letter.identity.clone(), Vec::new(), now);
+            sender
+                .ledger
+                .record(letter.identity.clone(), Vec::new(), now);
             self.store.save_sender(digest, sender)?;
             return Ok(Some(Report::ignored(format!(
                 "not answered: this address had its {cap} answers today"
@@ -167,14 +194,22 @@ impl HostedReferee {
         let message_id = self.message_id(&format!("s{}", &digest[..12]), event, "0");
         let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature());
         sender.count_answer(now);
-        sender.ledger.record(letter.identity.clone(), vec![out.into_envelope(event)], now);
+        sender
+            .ledger
+            .record(letter.identity.clone(), vec![out.into_envelope(event)], now);
         self.store.save_sender(digest, sender)?;
         let mut report = Report::ignored(format!("answered {}", to.address));
         self.flush_sender(digest, sender, postman, &mut report)?;
         Ok(report)
     }
 
-    fn flush_sender(&self, digest: &str, sender: &mut SenderRecord, postman: &dyn Postman, report: &mut Report) -> Result<(), DeliveryError> {
+    fn flush_sender(
+        &self,
+        digest: &str,
+        sender: &mut SenderRecord,
+        postman: &dyn Postman,
+        report: &mut Report,
+    ) -> Result<(), DeliveryError> {
         let store = &self.store;
         let mut kept = sender.clone();
         flush(

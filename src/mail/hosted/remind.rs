@@ -9,10 +9,19 @@ use crate::store::{Concession, MailKey};
 /// What `remind` did to one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reminder {
-    Nudged { game: String, player: String },
-    Forfeited { game: String, player: String },
+    Nudged {
+        game: String,
+        player: String,
+    },
+    Forfeited {
+        game: String,
+        player: String,
+    },
     /// Notices whose sending failed before, sent now.
-    Resent { game: String, mails: usize },
+    Resent {
+        game: String,
+        mails: usize,
+    },
 }
 
 impl HostedReferee {
@@ -29,17 +38,24 @@ impl HostedReferee {
     ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
         let secrets = self.store.secrets()?;
         let listing = self.store.list()?;
-        let mut problems: Vec<DeliveryError> = listing.unreadable.into_iter().map(DeliveryError::Store).collect();
+        let mut problems: Vec<DeliveryError> = listing
+            .unreadable
+            .into_iter()
+            .map(DeliveryError::Store)
+            .collect();
         let mut done = Vec::new();
         for listed in listing.games {
-            match self.remind_game(&secrets, &listed.id, now, nudge, forfeit, postman) {
-                Ok(mut what) => done.append(&mut what),
-                Err(e) => problems.push(e),
+            if let Err(e) = self.remind_game(
+                &secrets, &listed.id, now, nudge, forfeit, postman, &mut done,
+            ) {
+                problems.push(e);
             }
         }
         Ok((done, problems))
     }
 
+    /// One game's reminders, each noted in `done` once decided and saved.
+    #[allow(clippy::too_many_arguments)]
     fn remind_game(
         &self,
         secrets: &crate::store::Secrets,
@@ -48,12 +64,12 @@ impl HostedReferee {
         nudge: u64,
         forfeit: u64,
         postman: &dyn Postman,
-    ) -> Result<Vec<Reminder>, DeliveryError> {
+        done: &mut Vec<Reminder>,
+    ) -> Result<(), DeliveryError> {
         let _lock = self.store.lock(id.as_str())?;
         let Some(mut record) = self.store.load_game(id)? else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let mut done = Vec::new();
         let mut report = Report::default();
         if record.ledger.pending().next().is_some() {
             self.flush_game(&mut record, postman, &mut report)?;
@@ -63,14 +79,14 @@ impl HostedReferee {
             });
         }
         if !record.is_playing() {
-            return Ok(done); // never a word to someone who has not accepted
+            return Ok(()); // never a word to someone who has not accepted
         }
         let game = record.game().map_err(|e| corrupt(&self.store, id, e))?;
         let Some(side) = game.to_move() else {
-            return Ok(done);
+            return Ok(());
         };
         if record.computer == Some(side) || record.player(side).address.is_none() {
-            return Ok(done);
+            return Ok(());
         }
         let idle = now.saturating_sub(record.last_activity);
         let days = idle / 86_400;
@@ -99,9 +115,12 @@ impl HostedReferee {
                 game: id.to_string(),
                 player: name,
             };
-            (what, scene.board(side, &news, None, None).into_iter().collect())
+            (
+                what,
+                scene.board(side, &news, None, None).into_iter().collect(),
+            )
         } else {
-            return Ok(done);
+            return Ok(());
         };
         let event = scene.event;
         let key = MailKey(format!("remind-{event}"));
@@ -109,7 +128,6 @@ impl HostedReferee {
         record.ledger.record(key, envelopes, now);
         self.store.save_game(&record)?;
         done.push(what);
-        self.flush_game(&mut record, postman, &mut report)?;
-        Ok(done)
+        self.flush_game(&mut record, postman, &mut report)
     }
 }
