@@ -5,7 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo test (unit, integration, property, fixture corpus)"
+# strace kills the referee at each system call in tests/crash.rs.
+if ! command -v strace >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get -qq update &&
+        DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends strace >/dev/null
+fi
+
+echo "== cargo test (unit, integration, property, fixture corpus, crash at every system call)"
 cargo build --release --locked
 cargo test --release --locked
 

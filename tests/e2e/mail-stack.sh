@@ -52,8 +52,8 @@
 #       # The log also gets the referee's stderr
 #       LOGFILE=$HOME/procmail.log
 #       LOGABSTRACT=all
-#       # The referee keeps its games in its default store, ~/.local/share/mancala-referee,
-#       # and locks each game itself: no procmail lockfile.
+#       # The referee keeps its games in its default store, ~/.local/share/mancala-referee
+#       # (or MANCALA_STORE=...), and locks each game itself: no procmail lockfile.
 #
 #       # Never answer a loop, a bounce or an automatic message: file it in ~/Maildir/.ignored/
 #       :0
