@@ -76,10 +76,11 @@ impl Report {
     }
 }
 
-/// Sends every pending reply of `ledger`, saving after each so that what
-/// went is never sent again but by a crash in between (then with the same
-/// Message-ID). A transient failure leaves that reply pending, goes on with
-/// the others, and is returned at the end.
+/// Sends every pending reply of `ledger`, then saves once what went: a
+/// crash before that save sends them again next time, with the same
+/// Message-IDs (at-least-once, and a client shows one). A transient failure
+/// leaves that reply pending, goes on with the others, and is returned at
+/// the end.
 ///
 /// # Errors
 /// The store, or the first transient send failure.
@@ -91,6 +92,7 @@ pub fn flush(
 ) -> Result<(), DeliveryError> {
     let pending: Vec<Outgoing> = ledger.pending().map(Outgoing::from_envelope).collect();
     let mut retry = None;
+    let settled = !pending.is_empty();
     for mail in pending {
         let delivery = match postman.send(&mail) {
             Ok(()) => {
@@ -109,6 +111,8 @@ pub fn flush(
             }
         };
         ledger.settle(&mail.message_id, delivery);
+    }
+    if settled {
         save(ledger)?;
     }
     match retry {

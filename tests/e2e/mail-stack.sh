@@ -17,6 +17,7 @@
 #   DIR/queue/      queue_directory          DIR/data/   data_directory
 #   DIR/maillog     maillog_file             DIR/bin/mancala   the referee (mode 755)
 #   DIR/home/USER/  the users' homes, each with ~/Maildir/ (home_mailbox = Maildir/)
+#   DIR/etc-backups/  /etc/passwd- and the like, as they were (useradd and userdel rewrite them)
 # Postfix listens on 127.0.0.1:PORT, PORT = $E2E_SMTP_PORT or 2525 (chroot off), and is
 # started and stopped with `postfix -c DIR/postfix start|stop`. As root, postfix, postconf,
 # postqueue and postsuper take -c DIR/postfix without alternate_config_directories.
@@ -177,6 +178,20 @@ remove_user() {
     if getent group "$u" >/dev/null; then groupdel "$u" >/dev/null 2>&1 || say "warning: could not remove group $u"; fi
 }
 
+# The backups that useradd and userdel rewrite (see 5.).
+etc_backups=(/etc/passwd- /etc/group- /etc/shadow- /etc/gshadow- /etc/subuid- /etc/subgid-)
+restore_etc_backups() {
+    local f
+    [[ -d $dir/etc-backups ]] || return 0
+    for f in "${etc_backups[@]}"; do
+        if [[ -e $dir/etc-backups/${f##*/} ]]; then
+            cp -p "$dir/etc-backups/${f##*/}" "$f" || say "warning: could not put back $f"
+        elif [[ -e $f ]]; then
+            rm -f "$f"
+        fi
+    done
+}
+
 dir= child=
 teardown() {
     local status=$?
@@ -196,7 +211,10 @@ teardown() {
         stop_instance "$dir"
     fi
     for u in "${E2E_USERS[@]}"; do remove_user "$u"; done
-    if [[ -n $dir ]]; then rm -rf "$dir"; fi
+    if [[ -n $dir ]]; then
+        restore_etc_backups
+        rm -rf "$dir"
+    fi
     exit "$status"
 }
 trap teardown EXIT
@@ -276,9 +294,15 @@ postconf -c "$conf" -MX smtp/inet
 postconf -c "$conf" -M "127.0.0.1:$port/inet=127.0.0.1:$port inet n - n - - smtpd"
 postconf -c "$conf" -F '*/*/chroot = n'
 
-# 5. Users with empty Maildirs.
+# 5. Users with empty Maildirs: system accounts (no subordinate ids in /etc/subuid, no
+# password aging), no login shell. useradd and userdel also rewrite the backups
+# /etc/passwd- and the like: keep them, to put them back at the end.
+install -d -m 700 "$dir/etc-backups"
+for f in "${etc_backups[@]}"; do
+    if [[ -e $f ]]; then cp -p "$f" "$dir/etc-backups/"; fi
+done
 for u in "${E2E_USERS[@]}"; do
-    useradd --home-dir "$dir/home/$u" --create-home --user-group --shell /usr/sbin/nologin \
+    useradd --system --home-dir "$dir/home/$u" --create-home --user-group --shell /usr/sbin/nologin \
         --comment "mancala e2e test (tests/e2e/mail-stack.sh)" "$u"
     install -d -o "$u" -g "$u" -m 700 "$dir/home/$u/Maildir" "$dir/home/$u"/Maildir/{cur,new,tmp}
 done
