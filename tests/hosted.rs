@@ -284,6 +284,7 @@ fn a_stranger_gets_at_most_three_answers_a_day_and_a_player_gets_their_boards() 
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to.address, ALICE);
     assert!(out[0].body.contains(&key_of(&alice)), "{}", out[0].body);
+    assert!(out[0].body.contains("+----+"), "and the board:\n{}", out[0].body);
     assert!(world.the_game().turns.is_empty(), "no key, no move");
 }
 

@@ -499,8 +499,9 @@ impl HostedReferee {
             let Some(side) = record.side_of(address) else {
                 continue;
             };
-            let state = match record.game() {
-                Ok(game) => summary(record, &game),
+            let game = record.game();
+            let state = match &game {
+                Ok(game) => summary(record, game),
                 Err(_) => "cannot be read just now".to_string(),
             };
             let _ = writeln!(
@@ -512,6 +513,13 @@ impl HostedReferee {
                 record.north.name,
                 secrets.token(&record.id, side)
             );
+            // The board of each game still going, as its last mail drew it.
+            if let Some(game) = game
+                .ok()
+                .filter(|g| !g.is_over() && record.standing != Standing::Declined)
+            {
+                let _ = writeln!(body, "\n{}", sheet_of(record, game));
+            }
         }
         if body.is_empty() {
             "You have no games here. Start one with a line:\n    new super-wari with <address>\n"
