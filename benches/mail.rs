@@ -243,6 +243,11 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
         budget.as_secs_f64() * 1e3,
         hosted.as_secs_f64() / truth.as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&base);
+    if std::env::var_os("MANCALA_BENCH_KEEP").is_some() {
+        std::fs::write(base.join("mail.eml"), &mail).unwrap();
+        println!("kept: {}", base.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&base);
+    }
     hosted <= budget
 }

@@ -284,7 +284,11 @@ fn a_stranger_gets_at_most_three_answers_a_day_and_a_player_gets_their_boards() 
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to.address, ALICE);
     assert!(out[0].body.contains(&key_of(&alice)), "{}", out[0].body);
-    assert!(out[0].body.contains("+----+"), "and the board:\n{}", out[0].body);
+    assert!(
+        out[0].body.contains("+----+"),
+        "and the board:\n{}",
+        out[0].body
+    );
     assert!(world.the_game().turns.is_empty(), "no key, no move");
 }
 
@@ -659,7 +663,7 @@ fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
     let path = world.dir.join(format!("{id}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("\"format\": 2", "\"format\": 3");
+        .replace("\"format\":2", "\"format\":3");
     std::fs::write(&path, &text).unwrap();
     let out = mail_cli(
         &world.dir,

@@ -15,6 +15,9 @@ echo "== cargo test (unit, integration, property, fixture corpus, crash at every
 cargo build --release --locked
 cargo test --release --locked
 
+echo "== the library alone: engine and sheet without mail or command line"
+cargo check --lib --no-default-features --locked
+
 echo "== OpenSpiel cross-check of the Wari rules"
 python3 -c 'import pyspiel' 2>/dev/null ||
     python3 -m pip install --quiet --disable-pip-version-check -r tests/openspiel/requirements.txt

@@ -264,7 +264,7 @@ fn read_record<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError
 }
 
 fn write_record<T: Serialize>(dir: &Path, path: &Path, record: &T) -> Result<(), StoreError> {
-    let mut text = serde_json::to_vec_pretty(record).map_err(|e| StoreError::Corrupt {
+    let mut text = serde_json::to_vec(record).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         error: e.to_string(),
     })?;
@@ -285,7 +285,16 @@ pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()>
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let write = || -> io::Result<()> {
-        let mut file = File::create(&temp)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            // Games hold addresses and the replies owed: the owner's alone,
+            // whatever the umask of the MTA that started us.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         fs::rename(&temp, path)?;

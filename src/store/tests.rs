@@ -43,11 +43,14 @@ fn records_round_trip_typed_through_the_file() {
     let record = sample("abcdef");
     store.save_game(&record).unwrap();
     let text = fs::read_to_string(store.dir().join("abcdef.json")).unwrap();
-    assert!(text.contains("\"ruleset\": \"waurie\""), "{text}");
-    assert!(
-        text.contains("\"sowings\": [\n        \"c\",\n        \"f\""),
-        "{text}"
-    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = fs::metadata(store.dir().join("abcdef.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "the owner's alone");
+    assert!(text.contains(r#""ruleset":"waurie""#), "{text}");
+    assert!(text.contains(r#""sowings":["c","f"]"#), "{text}");
     let loaded = store.load_game(&record.id).unwrap().unwrap();
     assert_eq!(loaded, record);
     let game = loaded.game().unwrap();
