@@ -171,7 +171,7 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
         referee.deliver(&letter, &postman).unwrap();
         postman.take()
     };
-    deliver(format!("From: alice@players.example\nMessage-ID: <b1@x>\n\nnew super-wari with bob@players.example\n"));
+    deliver("From: alice@players.example\nMessage-ID: <b1@x>\n\nnew super-wari with bob@players.example\n".to_string());
     let store = Store::open(&store_dir).unwrap();
     let secrets = store.secrets().unwrap();
     let mut record = store.list().unwrap().games.remove(0);
