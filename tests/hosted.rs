@@ -293,6 +293,61 @@ fn a_stranger_gets_at_most_three_answers_a_day_and_a_player_gets_their_boards() 
 }
 
 #[test]
+fn every_spelling_of_one_mailbox_shares_its_limits() {
+    let world = World::new("sub-addresses");
+    let mut to_bob = 0;
+    for n in 0..6 {
+        let out = world.deliver(&format!(
+            "From: x{n}@evil.example\nMessage-ID: <sa{n}@x>\n\nnew super-wari with Bob+{n}@Players.example\n"
+        ));
+        to_bob += out
+            .iter()
+            .filter(|o| o.to.address.to_ascii_lowercase().starts_with("bob"))
+            .count();
+    }
+    assert_eq!(to_bob, 1, "one open invitation for bob@, however spelt");
+    let mut answers = 0;
+    for n in 0..10 {
+        answers += world
+            .deliver(&format!(
+                "From: victim+{n}@elsewhere.example\nMessage-ID: <v{n}@x>\n\nhello\n"
+            ))
+            .len();
+    }
+    assert_eq!(answers, 3);
+}
+
+#[test]
+fn a_game_against_the_computer_makes_nobody_a_player_here() {
+    let world = World::new("computer-forged");
+    let mut answers = world
+        .deliver("From: victim@elsewhere.example\nMessage-ID: <cf@x>\n\nnew wari with computer\n")
+        .len();
+    for n in 0..12 {
+        answers += world
+            .deliver(&format!(
+                "From: victim@elsewhere.example\nMessage-ID: <cf{n}@x>\n\nhello\n"
+            ))
+            .len();
+    }
+    assert_eq!(answers, 3, "a stranger's three a day");
+}
+
+#[test]
+fn a_refused_first_move_does_not_accept_an_invitation() {
+    let world = World::new("typo");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ty@x>\n\nnew super-wari with Bob <{BOB}> as north\n"
+    ));
+    let bob = to(&out, BOB);
+    let out = world.deliver(&press_reply(BOB, &bob, "move z", "ty1@x"));
+    assert_eq!(out.len(), 1, "a refusal to Bob alone");
+    assert!(!world.the_game().is_playing(), "still an invitation");
+    let out = world.deliver(&press_reply(BOB, &bob, "decline", "ty2@x"));
+    assert!(to(&out, ALICE).body.contains("declined"), "{}", out[0].body);
+}
+
+#[test]
 fn a_whole_game_where_each_player_only_presses_reply() {
     let world = World::new("whole");
     let (mut alice, mut bob) = world.game_on();
@@ -757,6 +812,35 @@ fn forty_copies_of_one_move_and_both_players_racing_apply_it_once() {
             "{sent:?}"
         );
     }
+}
+
+#[test]
+fn a_game_whose_lock_is_held_stalls_no_new_game() {
+    let world = World::new("stall");
+    world.game_on();
+    let id = world.the_game().id;
+    let _held = Store::open(&world.dir).unwrap().lock(id.as_str()).unwrap();
+    let mail = format!("From: carol@players.example\nTo: {REFEREE}\nMessage-ID: <st@x>\n\nnew wari with dave@players.example\n");
+    let mut child = spawn(
+        &[
+            "mail",
+            "--from",
+            REFEREE,
+            "--store",
+            world.dir.to_str().unwrap(),
+        ],
+        mail.as_bytes(),
+    );
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "a new game waits on another game's lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(world.games().len(), 2);
 }
 
 #[test]

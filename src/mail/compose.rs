@@ -227,6 +227,8 @@ pub fn reply_subject(subject: &str) -> String {
             None => break,
         }
     }
+    // A subject is a line, not a place for a stranger's text.
+    let rest: String = rest.chars().take(120).collect();
     if rest.is_empty() {
         "Re: your mancala game".to_string()
     } else {

@@ -62,8 +62,16 @@ impl Letter {
             .chain(mail.delivered_to.iter().map(String::as_str))
             .flat_map(tokens)
             .collect();
-        keys.extend(tokens(&mail.text));
-        keys.dedup();
+        // A key line names the game the mail is about; other keys (a
+        // `games` listing quoted) come after it.
+        let (key_lines, others): (Vec<&str>, Vec<&str>) = mail.text.lines().partition(|l| {
+            l.trim_start_matches(['>', ' '])
+                .starts_with("Your key for game ")
+        });
+        keys.extend(key_lines.into_iter().flat_map(tokens));
+        keys.extend(others.into_iter().flat_map(tokens));
+        let mut seen = std::collections::HashSet::new();
+        keys.retain(|k| seen.insert(k.clone()));
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
         let commands = read_commands(

@@ -114,9 +114,23 @@ impl Secrets {
     }
 
     /// The name an address is filed under: keyed, so the folder names no one.
+    /// `bob+1@x` and `Bob@X` are filed as `bob@x`: a limit per address
+    /// holds for every spelling that reaches the same mailbox.
     pub fn address_digest(&self, address: &str) -> String {
-        let tag = self.sign(&format!("address:{}", address.trim().to_ascii_lowercase()));
+        let tag = self.sign(&format!("address:{}", mailbox_key(address)));
         hex(&tag.as_ref()[..12])
+    }
+}
+
+/// An address as one mailbox: lower case, without a `+` sub-address.
+pub fn mailbox_key(address: &str) -> String {
+    let address = address.trim().to_ascii_lowercase();
+    match address.rsplit_once('@') {
+        Some((local, domain)) => {
+            let local = local.split('+').next().unwrap_or(local);
+            format!("{local}@{domain}")
+        }
+        None => address,
     }
 }
 

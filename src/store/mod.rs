@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-pub use keys::Secrets;
+pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
     PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
@@ -167,15 +167,17 @@ impl Store {
     /// # Errors
     /// As [`Store::load_game`].
     pub fn load_sender(&self, digest: &str) -> Result<SenderRecord, StoreError> {
-        Ok(read_record(&self.sender_path(digest))?.unwrap_or_default())
+        let mut record: SenderRecord = read_record(&self.sender_path(digest))?.unwrap_or_default();
+        record.digest = digest.to_string();
+        Ok(record)
     }
 
     /// # Errors
     /// As [`Store::save_game`].
-    pub fn save_sender(&self, digest: &str, record: &SenderRecord) -> Result<(), StoreError> {
+    pub fn save_sender(&self, record: &SenderRecord) -> Result<(), StoreError> {
         let dir = self.dir.join("senders");
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        write_record(&dir, &self.sender_path(digest), record)
+        write_record(&dir, &self.sender_path(&record.digest), record)
     }
 
     /// Every game in the store, oldest first, and every file that could not

@@ -341,6 +341,9 @@ impl GameRecord {
 /// a forger using their name) gets at most a few answers a day.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderRecord {
+    /// The digest of the address it is filed under (its file's name).
+    #[serde(skip)]
+    pub digest: String,
     pub format: u32,
     /// The answers' times, the last day's only.
     pub answered: Vec<u64>,
@@ -350,6 +353,7 @@ pub struct SenderRecord {
 impl SenderRecord {
     pub fn new() -> SenderRecord {
         SenderRecord {
+            digest: String::new(),
             format: FORMAT,
             answered: Vec::new(),
             ledger: Ledger::default(),

@@ -14,11 +14,14 @@ use crate::mail::letter::Letter;
 use crate::mail::play::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
-    self, GameId, GameRecord, Ledger, Lock, PlayerRecord, Secrets, Standing, StoreError, FORMAT,
+    self, mailbox_key, GameId, GameRecord, Ledger, Lock, PlayerRecord, Secrets, Standing,
+    StoreError, FORMAT,
 };
 
 /// Invitations an address gets in a day, at most.
 const INVITATIONS_A_DAY: usize = 3;
+/// How long an unanswered invitation keeps others from inviting the same address.
+const INVITATION_OPEN: u64 = 7 * 86_400;
 
 enum Slot {
     Free(GameId),
@@ -149,7 +152,7 @@ impl HostedReferee {
         let mut sender = self.store.load_sender(&digest)?;
         let plays_here = self.plays_here(&inviter.address);
         if let Some(report) =
-            self.sender_gate(&digest, &mut sender, letter, plays_here, !verified, postman)?
+            self.sender_gate(&mut sender, letter, plays_here, !verified, postman)?
         {
             return Ok(report);
         }
@@ -159,7 +162,7 @@ impl HostedReferee {
                 crate::mail::compose::REFEREE_LINE,
                 crate::mail::compose::note(&refusal.to_string())
             );
-            self.reply_to_sender(&digest, sender, letter, inviter, body, postman)
+            self.reply_to_sender(sender, letter, inviter, body, None, postman)
         };
         let mut sheet = match sheet {
             Ok(sheet) => sheet,
@@ -208,11 +211,14 @@ impl HostedReferee {
         record
             .ledger
             .record(letter.identity.clone(), envelopes, now);
+        // The game first: it is the mail's record (a retry finds it by its
+        // id). Then the sender's count; lost to a crash, it is one answer
+        // the sender gets for free, never a mail lost.
+        self.store.save_game(&record)?;
         if !verified {
             sender.count_answer(now);
-            self.store.save_sender(&digest, &sender)?;
+            self.store.save_sender(&sender)?;
         }
-        self.store.save_game(&record)?;
         let mut report = Report::ignored(format!("game {id}: {summary}"));
         self.flush_game(&mut record, postman, &mut report)?;
         Ok(report)
@@ -253,13 +259,16 @@ impl HostedReferee {
                 .player(side)
                 .address
                 .as_deref()
-                .is_some_and(|a| a.eq_ignore_ascii_case(address))
+                .is_some_and(|a| mailbox_key(a) == mailbox_key(address))
         };
         let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
         let games: Vec<&GameRecord> = listing.games.iter().filter(invited).collect();
         if games
             .iter()
-            .any(|r| matches!(r.standing, Standing::Invited { .. }))
+            // An invitation unanswered for a week no longer blocks others.
+            .any(|r| {
+                matches!(r.standing, Standing::Invited { .. }) && r.created + INVITATION_OPEN > now
+            })
         {
             return Ok(Err(Refusal::InvitationOpen(invitee.to_string())));
         }

@@ -38,7 +38,9 @@ impl HostedReferee {
         }
         let games = self.games_text(secrets, &from.address);
         let help = letter.has(&Command::Help);
+        let only_game = self.only_game_key(secrets, &from.address);
         self.answer_sender(secrets, letter, from, postman, |plays_here| {
+            let reply_to = only_game.filter(|_| plays_here && !help);
             let mut body = String::new();
             if help {
                 body.push_str(&format!(
@@ -58,8 +60,23 @@ impl HostedReferee {
                 ));
                 body.push_str(&note(&Refusal::NoKey.to_string()));
             }
-            body
+            (body, reply_to)
         })
+    }
+
+    /// The Reply-To of a player's one game still going, if they have one only.
+    fn only_game_key(&self, secrets: &Secrets, address: &str) -> Option<String> {
+        let listing = self.store.list().ok()?;
+        let mut going = listing.games.iter().filter_map(|g| {
+            let side = g.side_of(address)?;
+            let over = g.game().map_or(true, |game| game.is_over());
+            (g.is_playing() && !over).then(|| secrets.token(&g.id, side))
+        });
+        let first = going.next()?;
+        going
+            .next()
+            .is_none()
+            .then(|| self.identity.sub_address(&first))
     }
 
     /// A start sheet (no id, no move yet) with its first move written: the
@@ -102,11 +119,12 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         let text = refusal.to_string();
         self.answer_sender(secrets, letter, from, postman, |_| {
-            format!(
+            let body = format!(
                 "{} your mail was read, but nothing was done:\n\n{}",
                 compose::REFEREE_LINE,
                 note(&text)
-            )
+            );
+            (body, None)
         })
     }
 
@@ -118,17 +136,17 @@ impl HostedReferee {
         letter: &Letter,
         to: &Mailbox,
         postman: &dyn Postman,
-        body: impl FnOnce(bool) -> String,
+        body: impl FnOnce(bool) -> (String, Option<String>),
     ) -> Result<Report, DeliveryError> {
         let digest = secrets.address_digest(&to.address);
         let _lock = self.store.lock(&format!("sender-{digest}"))?;
         let mut sender = self.store.load_sender(&digest)?;
         let plays_here = self.plays_here(&to.address);
-        match self.sender_gate(&digest, &mut sender, letter, plays_here, true, postman)? {
+        match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
             Some(report) => Ok(report),
             None => {
-                let body = body(plays_here);
-                self.reply_to_sender(&digest, &mut sender, letter, to, body, postman)
+                let (body, reply_to) = body(plays_here);
+                self.reply_to_sender(&mut sender, letter, to, body, reply_to, postman)
             }
         }
     }
@@ -139,7 +157,7 @@ impl HostedReferee {
         self.store.list().is_ok_and(|l| {
             l.games
                 .iter()
-                .any(|g| g.is_playing() && g.side_of(address).is_some())
+                .any(|g| g.is_playing() && g.computer.is_none() && g.side_of(address).is_some())
         })
     }
 
@@ -148,7 +166,6 @@ impl HostedReferee {
     /// noted and left unanswered. `None`: go on and answer.
     pub(super) fn sender_gate(
         &self,
-        digest: &str,
         sender: &mut SenderRecord,
         letter: &Letter,
         plays_here: bool,
@@ -159,7 +176,7 @@ impl HostedReferee {
             let mut report = Report::ignored(format!(
                 "mail handled before (event {event}); sending what did not go"
             ));
-            self.flush_sender(digest, sender, postman, &mut report)?;
+            self.flush_sender(sender, postman, &mut report)?;
             return Ok(Some(report));
         }
         let now = store::now();
@@ -172,7 +189,7 @@ impl HostedReferee {
             sender
                 .ledger
                 .record(letter.identity.clone(), Vec::new(), now);
-            self.store.save_sender(digest, sender)?;
+            self.store.save_sender(sender)?;
             return Ok(Some(Report::ignored(format!(
                 "not answered: this address had its {cap} answers today"
             ))));
@@ -182,30 +199,30 @@ impl HostedReferee {
 
     pub(super) fn reply_to_sender(
         &self,
-        digest: &str,
         sender: &mut SenderRecord,
         letter: &Letter,
         to: &Mailbox,
         body: String,
+        reply_to: Option<String>,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         let now = store::now();
         let event = sender.ledger.next_event();
-        let message_id = self.message_id(&format!("s{}", &digest[..12]), event, "0");
-        let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature());
+        let message_id = self.message_id(&format!("s{}", &sender.digest[..12]), event, "0");
+        let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature())
+            .with_reply_to(reply_to);
         sender.count_answer(now);
         sender
             .ledger
             .record(letter.identity.clone(), vec![out.into_envelope(event)], now);
-        self.store.save_sender(digest, sender)?;
+        self.store.save_sender(sender)?;
         let mut report = Report::ignored(format!("answered {}", to.address));
-        self.flush_sender(digest, sender, postman, &mut report)?;
+        self.flush_sender(sender, postman, &mut report)?;
         Ok(report)
     }
 
     fn flush_sender(
         &self,
-        digest: &str,
         sender: &mut SenderRecord,
         postman: &dyn Postman,
         report: &mut Report,
@@ -216,7 +233,7 @@ impl HostedReferee {
             &mut sender.ledger,
             &mut |ledger| {
                 kept.ledger = ledger.clone();
-                store.save_sender(digest, &kept)
+                store.save_sender(&kept)
             },
             postman,
             report,

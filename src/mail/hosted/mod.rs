@@ -366,9 +366,9 @@ impl Scene<'_> {
                     }
                     return self.refuse(side, &Refusal::AcceptOrDecline, &from_note);
                 }
-                record.standing = Standing::Playing;
-                record.last_activity = now;
                 if !has_move || self.sheet.game.to_move() != Some(side) {
+                    record.standing = Standing::Playing;
+                    record.last_activity = now;
                     let news = format!("{} accepted: the game is on.", self.sheet.name(invitee));
                     self.computer_moves(record, now);
                     return (self.both(&news, None), "accepted".into());
@@ -417,6 +417,8 @@ impl Scene<'_> {
             Ok(news) => news,
             Err(refusal) => return self.refuse(side, &refusal, &from_note),
         };
+        // A first move played accepts an invitation (a refused one does not).
+        record.standing = Standing::Playing;
         record.set_turns(&self.sheet.game, now);
         let news = news + &self.computer_moves(record, now);
         let mover = self.sheet.name(side).to_string();
