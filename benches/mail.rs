@@ -65,6 +65,25 @@ fn run(program: &str, args: &[&str], input: &[u8]) -> (Duration, i64) {
     (started.elapsed(), usage.ru_maxrss)
 }
 
+/// Runs the referee once and checks that it played `pit` and replied.
+fn check_move(bin: &str, args: &[&str], mail: &str, pit: mancala::engine::Pit) {
+    let out = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(mail.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("mancala mail runs");
+    let reply = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        reply.contains(&format!("played {pit}")),
+        "no move played:\n{reply}"
+    );
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -90,20 +109,11 @@ fn main() {
         from = sheet.players.get(side).address.clone().unwrap()
     );
     // Check what is timed: the move is played and a reply comes out.
-    let out = Command::new(bin)
-        .args(["mail", "--no-store", "--from", "referee@referee.example"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(mail.as_bytes())?;
-            c.wait_with_output()
-        })
-        .expect("mancala mail runs");
-    let reply = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        reply.contains(&format!("played {pit}")),
-        "no move played:\n{reply}"
+    check_move(
+        bin,
+        &["mail", "--no-store", "--from", "referee@referee.example"],
+        &mail,
+        pit,
     );
 
     let (mut referee, mut truth, mut peak) = (Vec::new(), Vec::new(), 0);
@@ -193,21 +203,7 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
     let work = base.join("work");
     let args = ["mail", "--from", REFEREE, "--store", work.to_str().unwrap()];
     copy_dir(&store_dir, &work);
-    let out = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(mail.as_bytes())?;
-            c.wait_with_output()
-        })
-        .expect("mancala mail runs");
-    let reply = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        reply.contains(&format!("played {pit}")),
-        "no move played:\n{reply}"
-    );
+    check_move(bin, &args, &mail, pit);
     let game_file = work.join(format!("{}.json", record.id));
     let bytes = std::fs::read(&game_file).unwrap();
     let (mut times, mut truth, mut syncs) = (Vec::new(), Vec::new(), Vec::new());

@@ -22,12 +22,7 @@ const ALICE: &str = "alice@players.example";
 const BOB: &str = "bob@players.example";
 
 fn press_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
-    let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
-    format!(
-        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\n\n{words}\n\n{quoted}",
-        received.reply_to.as_deref().unwrap_or(REFEREE),
-        received.subject
-    )
+    common::press_reply(REFEREE, from, received, words, message_id)
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -83,14 +83,8 @@ fn to(out: &[Outgoing], address: &str) -> Outgoing {
         .unwrap_or_else(|| panic!("nothing to {address}: {out:#?}"))
 }
 
-/// What a player's client sends on "reply": to the Reply-To, quoting the body.
 fn press_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
-    let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
-    format!(
-        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\n\n{words}\n\n{quoted}",
-        received.reply_to.as_deref().unwrap_or(REFEREE),
-        received.subject
-    )
+    common::press_reply(REFEREE, from, received, words, message_id)
 }
 
 fn key_of(out: &Outgoing) -> String {

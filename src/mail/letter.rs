@@ -3,8 +3,6 @@
 //! pasted copy of the referee's own text), the keys it carries, its
 //! commands and move lines, and the comment to relay.
 
-use ring::digest;
-
 use super::command::{command_line, Command};
 use super::compose::reply_subject;
 use super::compose::{is_referee_text, COMMENT_WIDTH};
@@ -127,6 +125,19 @@ impl Letter {
         None
     }
 
+    /// The sender to answer, or why the referee must stay silent.
+    ///
+    /// # Errors
+    /// The reason for the log, when the mail must not be answered.
+    pub fn sender(&self, referee: &Identity) -> Result<&Mailbox, String> {
+        if let Some(why) = self.never_answer(referee) {
+            return Err(why);
+        }
+        self.from
+            .as_ref()
+            .ok_or_else(|| "not answered: no From address".to_string())
+    }
+
     pub fn has(&self, command: &Command) -> bool {
         self.commands.as_ref().is_ok_and(|c| c.contains(command))
     }
@@ -144,8 +155,8 @@ impl Letter {
 /// A digest of the Message-ID, else of the bytes after the mbox line (the
 /// MTA writes the same bytes on every retry of one delivery).
 fn identity_of(mail: &Incoming, raw: &[u8]) -> MailKey {
-    let input = match &mail.message_id {
-        Some(id) => [b"id:".as_slice(), id.trim().as_bytes()].concat(),
+    match &mail.message_id {
+        Some(id) => MailKey::of_message_id(id),
         None => {
             let body = if raw.starts_with(b"From ") {
                 raw.iter()
@@ -154,17 +165,9 @@ fn identity_of(mail: &Incoming, raw: &[u8]) -> MailKey {
             } else {
                 raw
             };
-            let lf: Vec<u8> = body.iter().copied().filter(|&b| b != b'\r').collect();
-            [b"bytes:".as_slice(), &lf].concat()
+            MailKey::of_bytes(body)
         }
-    };
-    let hash = digest::digest(&digest::SHA256, &input);
-    MailKey(
-        hash.as_ref()[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    }
 }
 
 /// The sender's own lines: not quoted, not an attribution, above any

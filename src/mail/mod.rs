@@ -50,17 +50,7 @@ impl Identity {
 
     /// Is `address` the referee's own, sub-addresses (`referee+x@`) included?
     pub fn is_own(&self, address: &str) -> bool {
-        let base = |a: &str| {
-            let a = a.trim().to_ascii_lowercase();
-            match a.split_once('@') {
-                Some((local, domain)) => {
-                    let local = local.split('+').next().unwrap_or(local);
-                    format!("{local}@{domain}")
-                }
-                None => a,
-            }
-        };
-        base(address) == base(&self.address)
+        crate::store::mailbox_key(address) == crate::store::mailbox_key(&self.address)
     }
 
     /// Does `text` name the referee's address or one of its sub-addresses?

@@ -57,10 +57,9 @@ impl SheetReferee {
         limit: usize,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let decision = match (letter.never_answer(&self.identity), &letter.from) {
-            (Some(why), _) => Decision::Ignore(why),
-            (None, None) => Decision::Ignore("not answered: no From address".into()),
-            (None, Some(from)) => self.refuse(letter, from, &Refusal::TooLarge(limit), None),
+        let decision = match letter.sender(&self.identity) {
+            Err(why) => Decision::Ignore(why),
+            Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None),
         };
         self.send(decision, postman)
     }
@@ -81,11 +80,9 @@ impl SheetReferee {
 
     /// Reads one mail and decides what to send.
     pub fn decide(&self, letter: &Letter) -> Decision {
-        if let Some(why) = letter.never_answer(&self.identity) {
-            return Decision::Ignore(why);
-        }
-        let Some(from) = letter.from.clone() else {
-            return Decision::Ignore("not answered: no From address".into());
+        let from = match letter.sender(&self.identity) {
+            Ok(from) => from.clone(),
+            Err(why) => return Decision::Ignore(why),
         };
         let raw = match RawSheet::find(&letter.text) {
             Ok(raw) => raw,

@@ -15,6 +15,7 @@
 
 mod keys;
 mod record;
+mod upgrade;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -151,7 +152,14 @@ impl Store {
     /// # Errors
     /// When the file cannot be read, is not a game, or is of a newer format.
     pub fn load_game(&self, id: &GameId) -> Result<Option<GameRecord>, StoreError> {
-        read_record(&self.game_path(id))
+        let path = self.game_path(id);
+        match read_versioned(&path)? {
+            None => Ok(None),
+            Some((text, 1)) => upgrade::from_format_1(&text)
+                .map(Some)
+                .map_err(|error| StoreError::Corrupt { path, error }),
+            Some((text, _)) => decode(&path, &text).map(Some),
+        }
     }
 
     /// Writes the game durably (see [`write_atomically`]).
@@ -240,29 +248,38 @@ struct Version {
 }
 
 fn read_record<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
+    match read_versioned(path)? {
+        None => Ok(None),
+        Some((_, format)) if format != FORMAT => Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            error: format!("format {format} is not one this referee reads"),
+        }),
+        Some((text, _)) => decode(path, &text).map(Some),
+    }
+}
+
+/// A record's text and its `format`: a newer one is refused here.
+fn read_versioned(path: &Path) -> Result<Option<(String, u32)>, StoreError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(path)(e)),
     };
-    let corrupt = |error: serde_json::Error| StoreError::Corrupt {
-        path: path.to_path_buf(),
-        error: error.to_string(),
-    };
-    let version: Version = serde_json::from_str(&text).map_err(corrupt)?;
+    let version: Version = decode(path, &text)?;
     if version.format > FORMAT {
         return Err(StoreError::Future {
             path: path.to_path_buf(),
             format: version.format,
         });
     }
-    if version.format < FORMAT {
-        return Err(StoreError::Corrupt {
-            path: path.to_path_buf(),
-            error: format!("format {} is older than this referee reads", version.format),
-        });
-    }
-    serde_json::from_str(&text).map(Some).map_err(corrupt)
+    Ok(Some((text, version.format)))
+}
+
+fn decode<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|error| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        error: error.to_string(),
+    })
 }
 
 fn write_record<T: Serialize>(dir: &Path, path: &Path, record: &T) -> Result<(), StoreError> {

@@ -66,6 +66,29 @@ impl From<GameId> for String {
 #[serde(transparent)]
 pub struct MailKey(pub String);
 
+impl MailKey {
+    /// The identity of a mail with this Message-ID.
+    pub fn of_message_id(id: &str) -> MailKey {
+        MailKey::digest(&[b"id:".as_slice(), id.trim().as_bytes()].concat())
+    }
+
+    /// The identity of a mail without Message-ID: its bytes, line ends aside.
+    pub fn of_bytes(bytes: &[u8]) -> MailKey {
+        let lf: Vec<u8> = bytes.iter().copied().filter(|&b| b != b'\r').collect();
+        MailKey::digest(&[b"bytes:".as_slice(), &lf].concat())
+    }
+
+    fn digest(input: &[u8]) -> MailKey {
+        let hash = ring::digest::digest(&ring::digest::SHA256, input);
+        MailKey(
+            hash.as_ref()[..16]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        )
+    }
+}
+
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerRecord {

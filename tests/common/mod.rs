@@ -51,6 +51,23 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// What a player's client sends on "reply": to the Reply-To (else
+/// `referee`), quoting the body.
+pub fn press_reply(
+    referee: &str,
+    from: &str,
+    received: &mancala::mail::compose::Outgoing,
+    words: &str,
+    message_id: &str,
+) -> String {
+    let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
+    format!(
+        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\n\n{words}\n\n{quoted}",
+        received.reply_to.as_deref().unwrap_or(referee),
+        received.subject
+    )
+}
+
 /// Cuts, flips and splices bytes of `raw`, 1 to `most` times (splices of
 /// at most `splice` bytes taken from `pool`): a crude fuzzer over real mail.
 pub fn mutate(

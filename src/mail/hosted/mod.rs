@@ -52,11 +52,9 @@ impl HostedReferee {
     /// When the store or a send failed in a way a later try may mend
     /// (exit 75): what was done is kept, and the retry finishes it.
     pub fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
-        if let Some(why) = letter.never_answer(&self.identity) {
-            return Ok(Report::ignored(why));
-        }
-        let Some(from) = letter.from.clone() else {
-            return Ok(Report::ignored("not answered: no From address"));
+        let from = match letter.sender(&self.identity) {
+            Ok(from) => from.clone(),
+            Err(why) => return Ok(Report::ignored(why)),
         };
         let secrets = self.store.secrets()?;
         let verified = letter.keys.iter().find_map(|token| secrets.check(token));
@@ -76,11 +74,9 @@ impl HostedReferee {
         limit: usize,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        if let Some(why) = letter.never_answer(&self.identity) {
-            return Ok(Report::ignored(why));
-        }
-        let Some(from) = letter.from.clone() else {
-            return Ok(Report::ignored("not answered: no From address"));
+        let from = match letter.sender(&self.identity) {
+            Ok(from) => from.clone(),
+            Err(why) => return Ok(Report::ignored(why)),
         };
         let secrets = self.store.secrets()?;
         self.refuse_keyless(&secrets, letter, &from, &Refusal::TooLarge(limit), postman)

@@ -1,0 +1,144 @@
+//! Game files of format 1 (the first hosted referee's, which kept strings
+//! and whole Message-IDs) read as format 2, so that games under way go on
+//! after an upgrade. The file is rewritten in format 2 by the next save.
+
+use serde::Deserialize;
+
+use super::record::{
+    Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
+    PlayerRecord, Standing, Turn, FORMAT,
+};
+use crate::engine::{Pit, Ruleset, Side};
+
+#[derive(Deserialize)]
+struct V1 {
+    id: GameId,
+    ruleset: Ruleset,
+    stones: u8,
+    first: Side,
+    south: PlayerRecord,
+    north: PlayerRecord,
+    turns: Vec<V1Turn>,
+    conceded: Option<V1Conceded>,
+    created: u64,
+    last_activity: u64,
+    reminded: Option<u64>,
+    mails: Vec<V1Mail>,
+    outbox: Vec<V1Reply>,
+    #[serde(default)]
+    computer: Option<Side>,
+}
+
+#[derive(Deserialize)]
+struct V1Turn {
+    side: Side,
+    sowings: String,
+    time: u64,
+}
+
+#[derive(Deserialize)]
+struct V1Conceded {
+    side: Side,
+    reason: Concession,
+    time: u64,
+}
+
+#[derive(Deserialize)]
+struct V1Mail {
+    message_id: String,
+    time: u64,
+}
+
+#[derive(Deserialize)]
+struct V1Reply {
+    answers: String,
+    to: Vec<PlayerRecord>,
+    reply_to: Option<String>,
+    subject: String,
+    body: String,
+    in_reply_to: Option<String>,
+    references: Vec<String>,
+}
+
+/// A format 1 game as a format 2 record: playing (format 1 had no
+/// invitations), each handled mail an event, unsent replies kept to send.
+///
+/// # Errors
+/// When the text is not a format 1 game.
+pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
+    let old: V1 = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let mut turns = Vec::new();
+    for turn in old.turns {
+        let sowings = turn
+            .sowings
+            .split('-')
+            .map(str::parse::<Pit>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        turns.push(Turn {
+            side: turn.side,
+            sowings,
+            time: turn.time,
+        });
+    }
+    let mut ledger = Ledger::default();
+    for (i, mail) in old.mails.iter().enumerate() {
+        let event = i as u32 + 1;
+        ledger.handled.push(Handled {
+            mail: MailKey::of_message_id(&mail.message_id),
+            event,
+            time: mail.time,
+        });
+        for reply in old.outbox.iter().filter(|r| r.answers == mail.message_id) {
+            let domain = reply
+                .reply_to
+                .as_deref()
+                .and_then(|r| r.rsplit_once('@'))
+                .map_or("localhost", |(_, d)| d);
+            for (k, to) in reply.to.iter().enumerate() {
+                let Some(address) = &to.address else { continue };
+                ledger.outbox.push(Envelope {
+                    message_id: format!("{}.{event}.v1-{k}@{domain}", old.id),
+                    event,
+                    to_name: Some(to.name.clone()).filter(|n| !n.is_empty()),
+                    to: address.clone(),
+                    reply_to: reply.reply_to.clone(),
+                    subject: reply.subject.clone(),
+                    body: reply.body.clone(),
+                    in_reply_to: reply.in_reply_to.clone().filter(|r| r.len() < 200),
+                    references: reply
+                        .references
+                        .iter()
+                        .filter(|r| r.len() < 200)
+                        .cloned()
+                        .collect(),
+                    delivery: Delivery::Pending,
+                });
+            }
+        }
+    }
+    ledger.events = old.mails.len() as u32;
+    Ok(GameRecord {
+        format: FORMAT,
+        started_by: MailKey(format!("format-1:{}", old.id)),
+        id: old.id,
+        ruleset: old.ruleset,
+        stones: old.stones,
+        first: old.first,
+        south: old.south,
+        north: old.north,
+        computer: old.computer,
+        standing: Standing::Playing,
+        turns,
+        conceded: old.conceded.map(|c| Conceded {
+            side: c.side,
+            reason: c.reason,
+            time: c.time,
+        }),
+        inviter: Side::South,
+        created: old.created,
+        last_activity: old.last_activity,
+        reminded: old.reminded,
+        ledger,
+    })
+}
