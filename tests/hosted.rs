@@ -745,6 +745,41 @@ fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
 }
 
 #[test]
+fn a_game_of_format_1_goes_on_and_its_unsent_replies_go_out() {
+    let world = World::new("format-1");
+    for name in ["key", "mx2frb.json"] {
+        std::fs::copy(
+            common::repo(&format!("tests/data/format-1-store/{name}")),
+            world.dir.join(name),
+        )
+        .unwrap();
+    }
+    let record = world.the_game();
+    assert_eq!((record.turns.len(), record.ledger.outbox.len()), (2, 2));
+    // The MTA retries Bob's move: its replies go out, nothing is played again.
+    let bob_move =
+        std::fs::read_to_string(common::repo("tests/data/format-1-bob-move.eml")).unwrap();
+    let out = world.deliver(&bob_move);
+    assert_eq!(out.len(), 2);
+    let alice = to(&out, ALICE);
+    assert!(alice.body.contains("bob played a"), "{}", alice.body);
+    let record = world.the_game();
+    assert_eq!(record.turns.len(), 2);
+    assert!(record.ledger.outbox.is_empty());
+    let text = std::fs::read_to_string(world.dir.join("mx2frb.json")).unwrap();
+    assert!(
+        text.starts_with(r#"{"format":2,"#),
+        "rewritten as format 2: {text}"
+    );
+    // And the game goes on, by the old keys.
+    let sheet = Sheet::parse(&alice.body).unwrap();
+    let pit = sheet.game.legal_moves().first().unwrap();
+    let out = world.deliver(&press_reply(ALICE, &alice, &format!("move {pit}"), "v2@x"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    assert_eq!(world.the_game().turns.len(), 3);
+}
+
+#[test]
 fn a_deleted_key_is_reported_never_made_anew() {
     let world = World::new("no-key");
     let (alice, _) = world.game_on();
