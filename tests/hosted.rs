@@ -722,6 +722,7 @@ fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
     assert_eq!(out.status.code(), Some(75));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("newer than this referee's"), "{err}");
+    assert!(err.contains("mend the store"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         text,

@@ -264,9 +264,14 @@ fn log_report(report: &Report) {
 }
 
 fn tempfail(error: &DeliveryError) -> Failure {
+    let then = if error.needs_operator() {
+        "the mail is kept: mend the store, and the MTA's next try finishes it"
+    } else {
+        "the mail is kept: try again later"
+    };
     Failure {
         code: super::exit::TEMPFAIL,
-        message: format!("{error}; the mail is kept: try again later"),
+        message: format!("{error}; {then}"),
     }
 }
 

@@ -57,6 +57,14 @@ pub enum DeliveryError {
     Send(SendError),
 }
 
+impl DeliveryError {
+    /// Waiting alone will not help: the operator must mend the store (a
+    /// damaged or newer file, a lost key) before the MTA's next try.
+    pub fn needs_operator(&self) -> bool {
+        matches!(self, DeliveryError::Store(e) if !e.is_transient())
+    }
+}
+
 /// What a delivery did, for the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
