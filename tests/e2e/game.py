@@ -285,8 +285,8 @@ def deferred_while_store_unwritable():
     players = ("alice", "bob")
     before = {user: count(user) for user in players}
     kept = files_in("referee")
-    # Unwritable for the referee: owned by root, mode 555. (A mode alone does not do: the
-    # referee, as the owner, puts its store back to 700 on every run.)
+    # Unwritable for the referee: owned by root, mode 555 (the referee's own folder with
+    # mode 555 would do too, but its owner could still chmod it).
     owner = os.stat(store)
     os.chown(store, 0, 0)
     os.chmod(store, 0o555)
