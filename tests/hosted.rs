@@ -273,7 +273,7 @@ fn a_stranger_gets_at_most_three_answers_a_day_and_a_player_gets_their_boards() 
     // A keyless mail from Alice's address (perhaps forged) is answered at
     // her address, with her board and key: a forger learns nothing.
     let out = world.deliver(&format!(
-        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <nokey@x>\n\nmove c\n"
+        "From: A <ALICE@Players.Example>\nTo: {REFEREE}\nMessage-ID: <nokey@x>\n\nmove c\n"
     ));
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to.address, ALICE);

@@ -36,6 +36,10 @@ impl HostedReferee {
                 Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
             };
         }
+        // A player is answered at their address as registered, however the
+        // From spelt it.
+        let registered = self.registered(&from.address);
+        let from = registered.as_ref().unwrap_or(from);
         let games = self.games_text(secrets, &from.address);
         let help = letter.has(&Command::Help);
         let only_game = self.only_game_key(secrets, &from.address);
@@ -61,6 +65,18 @@ impl HostedReferee {
                 body.push_str(&note(&Refusal::NoKey.to_string()));
             }
             (body, reply_to)
+        })
+    }
+
+    /// The mailbox `address` plays under here, as registered.
+    fn registered(&self, address: &str) -> Option<Mailbox> {
+        let listing = self.store.list().ok()?;
+        listing.games.iter().find_map(|g| {
+            let p = g.player(g.side_of(address)?);
+            Some(Mailbox {
+                name: Some(p.name.clone()),
+                address: p.address.clone()?,
+            })
         })
     }
 
