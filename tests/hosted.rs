@@ -337,8 +337,123 @@ fn a_refused_first_move_does_not_accept_an_invitation() {
     let out = world.deliver(&press_reply(BOB, &bob, "move z", "ty1@x"));
     assert_eq!(out.len(), 1, "a refusal to Bob alone");
     assert!(!world.the_game().is_playing(), "still an invitation");
+    // Nor a garbled move when it is not even his turn.
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ty0@x>\n\nnew wari with Carol <carol@players.example>\n"
+    ));
+    let carol = to(&out, "carol@players.example");
+    world.deliver(&press_reply(
+        "carol@players.example",
+        &carol,
+        "move zz",
+        "ty3@x",
+    ));
+    assert!(
+        world.games().iter().all(|g| !g.is_playing()),
+        "a garbled move accepts nothing"
+    );
     let out = world.deliver(&press_reply(BOB, &bob, "decline", "ty2@x"));
     assert!(to(&out, ALICE).body.contains("declined"), "{}", out[0].body);
+}
+
+#[test]
+fn a_forged_inviter_gets_at_most_three_mails_a_day_whatever_the_invitees_do() {
+    let world = World::new("forged-inviter");
+    let victim = "victim@players.example";
+    let mut to_victim = 0;
+    for n in 0..5 {
+        let out = world.deliver(&format!(
+            "From: Victim <{victim}>\nMessage-ID: <fi{n}@x>\n\nnew super-wari with m{n}@evil.example as north\n"
+        ));
+        to_victim += out.iter().filter(|o| o.to.address == victim).count();
+        let Some(invitation) = out.iter().find(|o| o.to.address != victim) else {
+            continue;
+        };
+        let mallory = invitation.to.address.clone();
+        let mut last = invitation.clone();
+        for (k, words) in ["accept", "move c", "resign"].iter().enumerate() {
+            let out = world.deliver(&press_reply(
+                &mallory,
+                &last,
+                words,
+                &format!("fi{n}-{k}@x"),
+            ));
+            to_victim += out.iter().filter(|o| o.to.address == victim).count();
+            if let Some(next) = out.iter().find(|o| o.to.address == mallory) {
+                last = next.clone();
+            }
+        }
+    }
+    assert!(
+        to_victim <= 3,
+        "{to_victim} mails to an address that never wrote"
+    );
+    let far = mancala::store::now() + 30 * 86_400;
+    let (_, _) = world
+        .referee
+        .remind(far, 86_400, 2 * 86_400, &world.postman)
+        .unwrap();
+    assert!(
+        world.postman.take().iter().all(|o| o.to.address != victim),
+        "remind never writes to them"
+    );
+}
+
+#[test]
+fn international_spellings_of_one_domain_are_one_mailbox() {
+    let world = World::new("idn");
+    let mut invitations = 0;
+    for (n, bob) in [
+        "bob@bücher.example",
+        "bob@xn--bcher-kva.example",
+        "bob@BÜCHER.example",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = world.deliver(&format!(
+            "From: u{n}@players.example\nMessage-ID: <idn{n}@x>\n\nnew wari with {bob}\n"
+        ));
+        invitations += out
+            .iter()
+            .filter(|o| o.to.address.starts_with("bob@"))
+            .count();
+    }
+    assert_eq!(invitations, 1);
+}
+
+#[test]
+fn a_damaged_game_file_holds_invitations_until_mended() {
+    let world = World::new("damaged-invite");
+    std::fs::write(world.dir.join("key"), "0123456789abcdef0123456789abcdef").unwrap();
+    std::fs::write(world.dir.join("abcdef.json"), "{\"format\":3}").unwrap();
+    let err = world
+        .try_deliver(&format!(
+            "From: {ALICE}\nMessage-ID: <dm@x>\n\nnew wari with {BOB}\n"
+        ))
+        .unwrap_err();
+    assert!(err.needs_operator(), "{err}");
+    assert!(world.postman.take().is_empty());
+}
+
+#[test]
+fn a_move_and_a_new_game_in_one_mail_are_refused_not_half_done() {
+    let world = World::new("new-and-move");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "move c\nnew wari with computer",
+        "nm@x",
+    ));
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].body.contains("a mail does one thing"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.games().len(), 1);
+    assert!(world.the_game().turns.is_empty());
 }
 
 #[test]
@@ -631,7 +746,9 @@ fn a_game_against_the_computer_starts_at_once() {
 #[test]
 fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
     let world = World::new("remind");
-    world.game_on();
+    let (alice, _) = world.game_on();
+    // Alice shows her key once (a forged inviter would never be reminded).
+    world.deliver(&press_reply(ALICE, &alice, "board", "rb@x"));
     let store = Store::open(&world.dir).unwrap();
     let now = mancala::store::now();
     let mut record = world.the_game();

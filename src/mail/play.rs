@@ -63,6 +63,8 @@ pub enum Refusal {
         "to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'"
     )]
     AcceptOrDecline,
+    #[error("a mail does one thing: send the move and the new game in mails of their own")]
+    NewAndMove,
     #[error("{0} has an invitation open already; they can answer that one first")]
     InvitationOpen(String),
     #[error("{0} declined an earlier invitation of yours, so the referee sends no more")]

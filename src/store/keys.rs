@@ -122,12 +122,14 @@ impl Secrets {
     }
 }
 
-/// An address as one mailbox: lower case, without a `+` sub-address.
+/// An address as one mailbox: lower case, without a `+` sub-address, its
+/// domain in ASCII (`bücher.example` and `xn--bcher-kva.example` are one).
 pub fn mailbox_key(address: &str) -> String {
-    let address = address.trim().to_ascii_lowercase();
+    let address = address.trim().to_lowercase();
     match address.rsplit_once('@') {
         Some((local, domain)) => {
             let local = local.split('+').next().unwrap_or(local);
+            let domain = idna::domain_to_ascii(domain).unwrap_or_else(|_| domain.to_string());
             format!("{local}@{domain}")
         }
         None => address,

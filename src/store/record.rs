@@ -254,6 +254,11 @@ pub struct GameRecord {
     pub started_by: MailKey,
     /// Who started it (the inviter).
     pub inviter: Side,
+    /// The inviter has shown their key (a keyed mail of theirs): until then
+    /// their address is only a From anyone can forge, and the game's mails to
+    /// it count against its daily answers.
+    #[serde(default)]
+    pub inviter_confirmed: bool,
     /// Times are seconds since 1970, UTC.
     pub created: u64,
     pub last_activity: u64,
@@ -357,6 +362,16 @@ impl GameRecord {
     /// Both players have agreed to play.
     pub fn is_playing(&self) -> bool {
         self.standing == Standing::Playing
+    }
+
+    /// Has `side` shown its key in this game (the invitee by answering the
+    /// invitation, the inviter by any keyed mail)?
+    pub fn confirmed(&self, side: Side) -> bool {
+        if side == self.inviter {
+            self.inviter_confirmed
+        } else {
+            self.standing != (Standing::Invited { invitee: side })
+        }
     }
 }
 

@@ -30,6 +30,7 @@ fn sample(id: &str) -> GameRecord {
         conceded: None,
         started_by: MailKey("m0".into()),
         inviter: Side::South,
+        inviter_confirmed: true,
         created: 100,
         last_activity: 100,
         reminded: None,

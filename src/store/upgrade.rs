@@ -136,6 +136,7 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
             time: c.time,
         }),
         inviter: Side::South,
+        inviter_confirmed: true,
         created: old.created,
         last_activity: old.last_activity,
         reminded: old.reminded,

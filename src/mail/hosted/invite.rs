@@ -185,6 +185,7 @@ impl HostedReferee {
         };
         sheet.id = Some(id.to_string());
         let mut record = new_record(&id, &sheet, letter, side, computer, now);
+        record.inviter_confirmed = verified;
         let mut scene = Scene {
             referee: self,
             secrets,
@@ -254,6 +255,11 @@ impl HostedReferee {
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
         let listing = self.store.list()?;
+        // A game file that cannot be read may hold an open invitation or a
+        // decline: no invitation goes out until the operator mends it.
+        if let Some(unreadable) = listing.unreadable.into_iter().next() {
+            return Err(unreadable);
+        }
         let is = |record: &GameRecord, side: Side, address: &str| {
             record
                 .player(side)
@@ -320,6 +326,7 @@ fn new_record(
         conceded: None,
         started_by: letter.identity.clone(),
         inviter,
+        inviter_confirmed: false,
         created: now,
         last_activity: now,
         reminded: None,

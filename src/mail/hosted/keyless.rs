@@ -43,7 +43,10 @@ impl HostedReferee {
         let games = self.games_text(secrets, &from.address);
         let help = letter.has(&Command::Help);
         let only_game = self.only_game_key(secrets, &from.address);
-        self.answer_sender(secrets, letter, from, postman, |plays_here| {
+        // Their boards and keys go to their own address, so a forger gains
+        // nothing; how many a day depends on whether they have shown a key.
+        let plays_here = registered.is_some();
+        self.answer_sender(secrets, letter, from, postman, |_| {
             let reply_to = only_game.filter(|_| plays_here && !help);
             let mut body = String::new();
             if help {
@@ -171,9 +174,11 @@ impl HostedReferee {
     /// invitation proves nothing: anyone can send one in anyone's name.)
     pub(super) fn plays_here(&self, address: &str) -> bool {
         self.store.list().is_ok_and(|l| {
-            l.games
-                .iter()
-                .any(|g| g.is_playing() && g.computer.is_none() && g.side_of(address).is_some())
+            l.games.iter().any(|g| {
+                g.is_playing()
+                    && g.computer.is_none()
+                    && g.side_of(address).is_some_and(|side| g.confirmed(side))
+            })
         })
     }
 
@@ -224,7 +229,10 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         let now = store::now();
         let event = sender.ledger.next_event();
-        let message_id = self.message_id(&format!("s{}", &sender.digest[..12]), event, "0");
+        // Named by the mail it answers, not by a count the sender file keeps:
+        // a lost `senders/` never gives a new answer an old one's Message-ID.
+        let scope = format!("s{}", &sender.digest[..12]);
+        let message_id = self.message_id(&scope, 0, &letter.identity.0[..16]);
         let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature())
             .with_reply_to(reply_to);
         sender.count_answer(now);

@@ -97,7 +97,7 @@ impl HostedReferee {
         side: Side,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        if let Some(Command::New { .. }) = letter.new_game() {
+        if letter.new_game().is_some() && letter.move_lines.is_empty() {
             // A new game from a keyed mail: the key vouches for the sender.
             let lock = self.store.lock(id.as_str())?;
             let record = self.store.load_game(&id)?;
@@ -136,7 +136,11 @@ impl HostedReferee {
             event,
             letter: Some(letter),
         };
+        if side == record.inviter {
+            record.inviter_confirmed = true; // their key, in their mail
+        }
         let (replies, summary) = scene.decide(&mut record, letter, from, side);
+        let (replies, mut sender) = self.gate_unconfirmed(secrets, &record, replies)?;
         let envelopes = replies
             .into_iter()
             .map(|r| r.into_envelope(event))
@@ -145,9 +149,53 @@ impl HostedReferee {
             .ledger
             .record(letter.identity.clone(), envelopes, store::now());
         self.store.save_game(&record)?;
+        // After the game: a crash between costs the sender nothing.
+        if let Some((_lock, sender)) = &mut sender {
+            self.store.save_sender(sender)?;
+        }
         report.summary = format!("game {id}: {summary}");
         self.flush_game(&mut record, postman, &mut report)?;
         Ok(report)
+    }
+
+    /// Mails to an inviter who has not shown their key count against that
+    /// address's daily answers (anyone can invite in anyone's name), and
+    /// those over the count are not sent. Returns the mails to send, and
+    /// the sender record to save (locked) once the game is saved.
+    fn gate_unconfirmed(
+        &self,
+        secrets: &Secrets,
+        record: &GameRecord,
+        replies: Vec<Outgoing>,
+    ) -> Result<(Vec<Outgoing>, Option<LockedSender>), StoreError> {
+        let inviter = record.player(record.inviter).address.clone();
+        let Some(inviter) = inviter.filter(|_| !record.inviter_confirmed) else {
+            return Ok((replies, None));
+        };
+        if !replies
+            .iter()
+            .any(|r| r.to.address.eq_ignore_ascii_case(&inviter))
+        {
+            return Ok((replies, None));
+        }
+        let digest = secrets.address_digest(&inviter);
+        let lock = self.store.lock(&format!("sender-{digest}"))?;
+        let mut sender = self.store.load_sender(&digest)?;
+        let now = store::now();
+        let kept = replies
+            .into_iter()
+            .filter(|r| {
+                if !r.to.address.eq_ignore_ascii_case(&inviter) {
+                    return true;
+                }
+                let room = sender.answers_today(now) < STRANGER_ANSWERS;
+                if room {
+                    sender.count_answer(now);
+                }
+                room
+            })
+            .collect();
+        Ok((kept, Some((lock, sender))))
     }
 
     fn flush_game(
@@ -169,6 +217,9 @@ impl HostedReferee {
         )
     }
 }
+
+/// A sender's record, and its lock held until the record is saved.
+type LockedSender = (store::Lock, store::SenderRecord);
 
 /// A game's record whose turns the rules refuse: for the operator.
 fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreError {
@@ -295,6 +346,9 @@ impl Scene<'_> {
             Err(refusal) => return self.refuse(side, refusal, &from_note),
         };
         let has = |c: &Command| commands.contains(c);
+        if commands.iter().any(|c| matches!(c, Command::New { .. })) {
+            return self.refuse(side, &Refusal::NewAndMove, &from_note);
+        }
         if has(&Command::Help) {
             let body = format!(
                 "{}\n\n{}",
@@ -349,7 +403,9 @@ impl Scene<'_> {
                         .collect();
                     return (mail, "declined".into());
                 }
-                let has_move = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
+                // A move line that reads as a move (a garbled one accepts nothing).
+                let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok())
+                    || self.quoted_move(letter).is_some();
                 if !has(&Command::Accept) && !has_move {
                     if wants_board {
                         let mail = self.board(

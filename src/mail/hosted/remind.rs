@@ -78,8 +78,10 @@ impl HostedReferee {
                 mails: report.sent.len(),
             });
         }
-        if !record.is_playing() {
-            return Ok(()); // never a word to someone who has not accepted
+        if !record.is_playing() || !record.inviter_confirmed {
+            // Never a word to someone who has not accepted, nor to an inviter
+            // who never showed their key (their From may have been forged).
+            return Ok(());
         }
         let game = record.game().map_err(|e| corrupt(&self.store, id, e))?;
         let Some(side) = game.to_move() else {
