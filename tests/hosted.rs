@@ -152,6 +152,20 @@ fn a_challenge_sends_one_invitation_and_the_game_starts_on_accept() {
     assert!(world.the_game().is_playing());
 }
 
+/// Bob declines, by his key, the invitation from `inviter`.
+fn bob_declines(world: &World, inviter: &str, message_id: &str) {
+    let game = world
+        .games()
+        .into_iter()
+        .find(|g| g.south.address.as_deref() == Some(inviter))
+        .unwrap();
+    let store = Store::open(&world.dir).unwrap();
+    let key = store.secrets().unwrap().token(&game.id, Side::North);
+    world.deliver(&format!(
+        "From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <{message_id}>\n\ndecline\n"
+    ));
+}
+
 #[test]
 fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_a_day() {
     let world = World::new("decline");
@@ -184,30 +198,10 @@ fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_
     assert!(to(&out, "dave@players.example")
         .body
         .contains("has an invitation open already"));
-    let game = world
-        .games()
-        .into_iter()
-        .find(|g| g.south.address.as_deref() == Some("carol@players.example"))
-        .unwrap();
-    let key = mancala::store::Store::open(&world.dir)
-        .unwrap()
-        .secrets()
-        .unwrap()
-        .token(&game.id, Side::North);
-    world.deliver(&format!("From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <no2@players.example>\n\ndecline\n"));
+    bob_declines(&world, "carol@players.example", "no2@x");
     let out = invite("erin@players.example", 4);
     assert_eq!(out.len(), 2, "the third invitation today");
-    let game = world
-        .games()
-        .into_iter()
-        .find(|g| g.south.address.as_deref() == Some("erin@players.example"))
-        .unwrap();
-    let key = mancala::store::Store::open(&world.dir)
-        .unwrap()
-        .secrets()
-        .unwrap()
-        .token(&game.id, Side::North);
-    world.deliver(&format!("From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <no3@players.example>\n\ndecline\n"));
+    bob_declines(&world, "erin@players.example", "no3@x");
     let out = invite("frank@players.example", 5);
     assert!(
         to(&out, "frank@players.example")
