@@ -167,7 +167,29 @@ impl Store {
     /// # Errors
     /// When any step fails; the old file is then untouched.
     pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
-        write_record(&self.dir, &self.game_path(&record.id), record)
+        write_record(
+            &self.dir,
+            &self.game_path(&record.id),
+            record,
+            Folder::Synced,
+        )
+    }
+
+    /// Writes the game once replies went, marked sent: whole and atomic as
+    /// [`Store::save_game`], but the folder is not synced. Lost to a power
+    /// cut, the rename leaves the last durable state, whose replies are then
+    /// sent again under the same Message-IDs: that costs a duplicate a mail
+    /// client hides, never a move.
+    ///
+    /// # Errors
+    /// As [`Store::save_game`].
+    pub fn note_sent(&self, record: &GameRecord) -> Result<(), StoreError> {
+        write_record(
+            &self.dir,
+            &self.game_path(&record.id),
+            record,
+            Folder::Unsynced,
+        )
     }
 
     /// The record of the keyless address with this digest (a fresh one if none).
@@ -185,7 +207,12 @@ impl Store {
     pub fn save_sender(&self, record: &SenderRecord) -> Result<(), StoreError> {
         let dir = self.dir.join("senders");
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        write_record(&dir, &self.sender_path(&record.digest), record)
+        write_record(
+            &dir,
+            &self.sender_path(&record.digest),
+            record,
+            Folder::Synced,
+        )
     }
 
     /// Every game in the store, oldest first, and every file that could not
@@ -282,13 +309,25 @@ fn decode<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError>
     })
 }
 
-fn write_record<T: Serialize>(dir: &Path, path: &Path, record: &T) -> Result<(), StoreError> {
+/// Whether a write also syncs the folder, making its rename durable.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Folder {
+    Synced,
+    Unsynced,
+}
+
+fn write_record<T: Serialize>(
+    dir: &Path,
+    path: &Path,
+    record: &T,
+    folder: Folder,
+) -> Result<(), StoreError> {
     let mut text = serde_json::to_vec(record).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         error: e.to_string(),
     })?;
     text.push(b'\n');
-    write_atomically(dir, path, &text).map_err(io_error(path))
+    replace_file(dir, path, &text, folder).map_err(io_error(path))
 }
 
 /// Writes `bytes` to `path` durably: a temporary file beside it, synced,
@@ -298,6 +337,10 @@ fn write_record<T: Serialize>(dir: &Path, path: &Path, record: &T) -> Result<(),
 /// # Errors
 /// When any step fails; the old file is then untouched.
 pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_file(dir, path, bytes, Folder::Synced)
+}
+
+fn replace_file(dir: &Path, path: &Path, bytes: &[u8], folder: Folder) -> io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -317,7 +360,10 @@ pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()>
         file.write_all(bytes)?;
         file.sync_all()?;
         fs::rename(&temp, path)?;
-        File::open(dir)?.sync_all()
+        match folder {
+            Folder::Synced => File::open(dir)?.sync_all(),
+            Folder::Unsynced => Ok(()),
+        }
     };
     write().inspect_err(|_| {
         let _ = fs::remove_file(&temp);

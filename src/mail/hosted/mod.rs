@@ -210,7 +210,7 @@ impl HostedReferee {
             &mut record.ledger,
             &mut |ledger| {
                 kept.ledger = ledger.clone();
-                store.save_game(&kept)
+                store.note_sent(&kept)
             },
             postman,
             report,
