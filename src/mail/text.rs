@@ -205,28 +205,88 @@ pub fn is_quoted(line: &str) -> bool {
 }
 
 /// The lines that are the player's own words: before the signature and
-/// before any quoted original (Outlook's `-----Original Message-----`, a
-/// `From:` block after a rule), never quoted lines or attribution lines.
+/// before any quoted original (Outlook's `-----Original Message-----` or
+/// its header block), never quoted lines or attribution lines ("On ...
+/// wrote:", wrapped or not, in the languages mail clients write them).
 /// Each comes with its index in `text.lines()`.
 pub fn own_lines(text: &str) -> Vec<(usize, &str)> {
-    let mut own = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut own: Vec<(usize, &str)> = Vec::new();
+    for (i, &line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         if line.trim_end_matches('\r') == "-- " || trimmed == "--" {
             break; // the signature
         }
-        let lower = trimmed.to_ascii_lowercase();
+        let lower = trimmed.to_lowercase();
         if (lower.contains("original message") && lower.starts_with("---"))
             || trimmed.starts_with("________________________________")
+            || starts_header_block(&lines[i..])
         {
             break; // Outlook: everything below is the original, unquoted
         }
-        if is_quoted(line) || (lower.starts_with("on ") && lower.ends_with("wrote:")) {
+        if is_quoted(line) {
+            continue;
+        }
+        if is_attribution(&lower) {
+            // Gmail wraps a long one: its first half is the line before.
+            if let Some(&(j, before)) = own.last() {
+                if j + 1 == i && opens_attribution(&before.trim().to_lowercase()) {
+                    own.pop();
+                }
+            }
             continue;
         }
         own.push((i, line));
     }
     own
+}
+
+/// The words mail clients open an attribution with, by language.
+fn opens_attribution(lower: &str) -> bool {
+    ["on ", "am ", "le ", "el ", "op ", "il "]
+        .iter()
+        .any(|w| lower.starts_with(w))
+}
+
+/// "On Mon, Bill <b@x> wrote:", `"X" <x@y> wrote:`, "Am ... schrieb Bill:",
+/// "Le ... a écrit :", "El ... escribió:".
+fn is_attribution(lower: &str) -> bool {
+    let ends = [
+        "wrote:",
+        "writes:",
+        "a écrit :",
+        "a écrit:",
+        "escribió:",
+        "schreef:",
+    ];
+    ends.iter().any(|e| lower.ends_with(e))
+        || (lower.starts_with("am ") && lower.contains(" schrieb ") && lower.ends_with(':'))
+}
+
+/// Outlook's block above an unquoted original: `From:` then `Sent:` (or
+/// `Date:`), `To:` and `Subject:` lines, in English, German, French or Spanish.
+fn starts_header_block(lines: &[&str]) -> bool {
+    let field = |line: &str, names: &[&str]| {
+        let lower = line.trim().to_lowercase();
+        names.iter().any(|n| lower.starts_with(n))
+    };
+    let from = ["from:", "von:", "de :", "de:"];
+    let sent = [
+        "sent:",
+        "date:",
+        "gesendet:",
+        "envoyé :",
+        "envoyé:",
+        "enviado:",
+        "fecha:",
+    ];
+    let subject = ["subject:", "betreff:", "objet :", "objet:", "asunto:"];
+    let Some(first) = lines.first() else {
+        return false;
+    };
+    field(first, &from)
+        && lines.iter().skip(1).take(5).any(|l| field(l, &sent))
+        && lines.iter().skip(1).take(6).any(|l| field(l, &subject))
 }
 
 /// Text from a player that ends up in a header or a sheet: no control
@@ -302,6 +362,44 @@ mod tests {
     fn html_nbsp_runs_keep_their_width() {
         let html = "<div>|&nbsp;&nbsp;3 |&nbsp; 4 |</div><div>&#62; &#x3c;</div>";
         assert_eq!(html_to_text(html), "|  3 |  4 |\n> <\n");
+    }
+
+    #[test]
+    fn attribution_lines_are_never_the_players_own() {
+        let own = |text: &str| -> Vec<String> {
+            own_lines(text)
+                .into_iter()
+                .map(|(_, l)| l.to_string())
+                .collect()
+        };
+        for attribution in [
+            "On Mon, 30 Nov 2026 at 09:05, Bill Taylor <w.taylor@x.example> wrote:",
+            "\"Bill Taylor\" <w.taylor@x.example> wrote:",
+            "On 30 Nov 2026, at 09:05, Bill Taylor <w.taylor@x.example> wrote:",
+            "On 30/11/2026 09:05, Bill Taylor wrote:",
+            "Am 30.11.2026 um 09:05 schrieb Bill Taylor <w.taylor@x.example>:",
+            "Le lun. 30 nov. 2026 à 09:05, Bill Taylor <w.taylor@x.example> a écrit :",
+            "El lun, 30 nov 2026 a las 9:05, Bill Taylor (<w.taylor@x.example>) escribió:",
+        ] {
+            assert_eq!(
+                own(&format!("move c\n{attribution}\n> | 3 |\n")),
+                ["move c"],
+                "{attribution}"
+            );
+        }
+        // Gmail wraps a long attribution in two.
+        let wrapped = "move c\n\nOn Mon, Nov 30, 2026 at 9:05 AM Bill Taylor <\nw.taylor@x.example> wrote:\n> | 3 |\n";
+        assert_eq!(own(wrapped), ["move c", ""]);
+        // Outlook's header block over an unquoted original.
+        let outlook = "move d\n\nFrom: Mancala referee <referee@x.example>\nSent: Monday, 30 November 2026 09:05\nTo: Bob\nSubject: Wari\n\nresign\n";
+        assert_eq!(own(outlook), ["move d", ""]);
+        let german = "move d\nVon: Referee\nGesendet: Montag\nAn: Bob\nBetreff: Wari\nresign\n";
+        assert_eq!(own(german), ["move d"]);
+        // A From: line in prose is not a header block.
+        assert_eq!(
+            own("from: the heart\nmove c\n"),
+            ["from: the heart", "move c"]
+        );
     }
 
     #[test]
