@@ -94,23 +94,23 @@ pub enum Command {
         ignored is handled); 75 when a reply could not be sent, so the MTA tries again later."
     )]
     Mail {
-        /// Where replies go: stdout (mbox), sendmail, sendmail:PATH, smtp://HOST:PORT (STARTTLS when offered), smtps://HOST:PORT, or dir:PATH (.eml files). SMTP credentials come from MANCALA_SMTP_USER and MANCALA_SMTP_PASSWORD
-        #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
-        send: Transport,
-        /// The referee's own address: replies come from it, and mail from it is never answered
-        #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
-        from: String,
-        /// Mail larger than this many bytes is refused unread
-        #[arg(long, default_value_t = 1_000_000)]
-        max_size: usize,
-        /// Keep games in this folder, one JSON file a game (default: the XDG
-        /// data folder, ~/.local/share/mancala-referee)
-        #[arg(long, env = "MANCALA_STORE")]
-        store: Option<PathBuf>,
-        /// Keep no games: each game lives only in its mails, whose quoted
-        /// sheet is checked by replaying its log (no keys, no commands)
-        #[arg(long, conflicts_with = "store")]
-        no_store: bool,
+        #[command(flatten)]
+        referee: RefereeArgs,
+    },
+    /// Referee every message in a Maildir's new/ (filled by mbsync, fetchmail or an MTA), once
+    #[command(
+        long_about = "Referee every message in MAILDIR/new, oldest first, as `mancala mail` \
+        does one: a handled message moves to MAILDIR/cur marked seen; one that met a failure \
+        worth retrying (the store, a send) stays in new/ for the next run. Runs wait for each \
+        other (a lock in MAILDIR), so two at once never handle a message twice. For cron, or a \
+        fetcher's post-sync hook.\n\nExit status: 0 when every message was handled, 75 when \
+        some stay for the next run."
+    )]
+    Maildir {
+        /// The Maildir: its new/ is read, its cur/ receives what was handled
+        dir: PathBuf,
+        #[command(flatten)]
+        referee: RefereeArgs,
     },
     /// List the games in the store
     Games {
@@ -198,6 +198,28 @@ pub enum Command {
     },
 }
 
+/// How a referee of mail is set up: `mail` and `maildir` share these.
+#[derive(Debug, clap::Args)]
+pub struct RefereeArgs {
+    /// Where replies go: stdout (mbox), sendmail, sendmail:PATH, smtp://HOST:PORT (STARTTLS when offered), smtps://HOST:PORT, or dir:PATH (.eml files). SMTP credentials come from MANCALA_SMTP_USER and MANCALA_SMTP_PASSWORD
+    #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
+    pub send: Transport,
+    /// The referee's own address: replies come from it, and mail from it is never answered
+    #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
+    pub from: String,
+    /// Mail larger than this many bytes is refused unread
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_size: usize,
+    /// Keep games in this folder, one JSON file a game (default: the XDG
+    /// data folder, ~/.local/share/mancala-referee)
+    #[arg(long, env = "MANCALA_STORE")]
+    pub store: Option<PathBuf>,
+    /// Keep no games: each game lives only in its mails, whose quoted
+    /// sheet is checked by replaying its log (no keys, no commands)
+    #[arg(long, conflicts_with = "store")]
+    pub no_store: bool,
+}
+
 /// `7d`, `36h`, `90m`, `30s` (or plain seconds), in seconds.
 fn parse_duration(text: &str) -> Result<u64, String> {
     let text = text.trim();
@@ -270,9 +292,9 @@ mod tests {
     fn mail_defaults_to_mbox_on_stdout() {
         let args = Args::try_parse_from(["mancala", "mail"]).unwrap();
         match args.command {
-            Command::Mail { send, max_size, .. } => {
-                assert_eq!(send, Transport::Stdout);
-                assert_eq!(max_size, 1_000_000);
+            Command::Mail { referee } => {
+                assert_eq!(referee.send, Transport::Stdout);
+                assert_eq!(referee.max_size, 1_000_000);
             }
             other => panic!("parsed as {other:?}"),
         }
@@ -281,7 +303,17 @@ mod tests {
         assert!(matches!(
             args.command,
             Command::Mail {
-                send: Transport::Smtp { port: 2525, .. },
+                referee: RefereeArgs {
+                    send: Transport::Smtp { port: 2525, .. },
+                    ..
+                }
+            }
+        ));
+        let args = Args::try_parse_from(["mancala", "maildir", "inbox", "--no-store"]).unwrap();
+        assert!(matches!(
+            args.command,
+            Command::Maildir {
+                referee: RefereeArgs { no_store: true, .. },
                 ..
             }
         ));

@@ -9,7 +9,7 @@ use mancala::mail::hosted::{self, HostedReferee};
 use mancala::mail::letter::Letter;
 use mancala::mail::sheet_referee::SheetReferee;
 use mancala::mail::transport::{Postbox, Transport};
-use mancala::mail::Identity;
+use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
@@ -58,20 +58,44 @@ pub fn run(args: Args) -> CliResult {
             moves,
             json,
         } => replay(rules_for(ruleset, stones)?, first, &moves, json),
-        Command::Mail {
-            send,
-            from,
-            max_size,
-            store,
-            no_store,
-        } => {
-            let store = if no_store {
-                None
-            } else {
-                Some(open_store_or_default(store)?)
-            };
-            referee_mail(&Identity::new(&from), store, send, max_size)
+        Command::Mail { referee } => {
+            let (raw, oversized) = read_capped(referee.max_size)?;
+            with_referee(referee, |referee, postbox, max_size| {
+                let letter = Letter::read(&raw, referee.identity());
+                let result = if oversized {
+                    referee.deliver_too_large(&letter, max_size, postbox)
+                } else {
+                    referee.deliver(&letter, postbox)
+                };
+                match result {
+                    Ok(report) => {
+                        log_report(&report);
+                        Ok(())
+                    }
+                    Err(e) => Err(tempfail(&e)),
+                }
+            })
         }
+        Command::Maildir { dir, referee } => with_referee(referee, |referee, postbox, max_size| {
+            let run = maildir::handle(&dir, referee, postbox, max_size)
+                .map_err(|e| Failure::io(dir.display(), &e))?;
+            for (name, report) in &run.handled {
+                log_report(&Report {
+                    summary: format!("{name}: {}", report.summary),
+                    ..report.clone()
+                });
+            }
+            for (name, error) in &run.kept {
+                log(&format!("{name}: kept in new/ for the next run: {error}"));
+            }
+            match run.kept.len() {
+                0 => Ok(()),
+                n => Err(Failure {
+                    code: super::exit::TEMPFAIL,
+                    message: format!("{n} message(s) stay in new/ for the next run"),
+                }),
+            }
+        }),
         Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
         Command::Remind {
             nudge,
@@ -209,50 +233,24 @@ fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult 
     print(&out)
 }
 
-/// One mail in, its replies out: exit 0 once it is handled (answered,
-/// refused, or rightly ignored), 75 when the store or a send failed, so the
-/// MTA keeps the mail and tries again; the retry finishes the job.
-fn referee_mail(
-    identity: &Identity,
-    store: Option<Store>,
-    send: Transport,
-    max_size: usize,
+/// The referee the arguments ask for (hosted on a store, or on sheets
+/// alone) and its postbox, handed to `work`. Exit 0 once a mail is handled
+/// (answered, refused, or rightly ignored), 75 when the store or a send
+/// failed, so the MTA keeps the mail and tries again; the retry finishes it.
+fn with_referee(
+    args: super::args::RefereeArgs,
+    work: impl FnOnce(&dyn Referee, &Postbox, usize) -> CliResult,
 ) -> CliResult {
-    let (raw, oversized) = read_capped(max_size)?;
-    let letter = Letter::read(&raw, identity);
+    let identity = Identity::new(&args.from);
     let postbox = Postbox {
-        transport: send,
+        transport: args.send,
         identity: identity.clone(),
     };
-    let result = match store {
-        None => {
-            let referee = SheetReferee {
-                identity: identity.clone(),
-            };
-            if oversized {
-                referee.deliver_too_large(&letter, max_size, &postbox)
-            } else {
-                referee.deliver(&letter, &postbox)
-            }
-        }
-        Some(store) => {
-            let referee = HostedReferee {
-                identity: identity.clone(),
-                store,
-            };
-            if oversized {
-                referee.deliver_too_large(&letter, max_size, &postbox)
-            } else {
-                referee.deliver(&letter, &postbox)
-            }
-        }
-    };
-    match result {
-        Ok(report) => {
-            log_report(&report);
-            Ok(())
-        }
-        Err(e) => Err(tempfail(&e)),
+    if args.no_store {
+        work(&SheetReferee { identity }, &postbox, args.max_size)
+    } else {
+        let store = open_store_or_default(args.store)?;
+        work(&HostedReferee { identity, store }, &postbox, args.max_size)
     }
 }
 

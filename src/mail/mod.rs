@@ -11,10 +11,35 @@ pub mod delivery;
 pub mod hosted;
 pub mod incoming;
 pub mod letter;
+pub mod maildir;
 pub mod play;
 pub mod sheet_referee;
 pub mod text;
 pub mod transport;
+
+/// What both referees do with a mail: decide, send, and say what they did.
+pub trait Referee {
+    fn identity(&self) -> &Identity;
+
+    /// # Errors
+    /// When a later try may succeed (exit 75); nothing is lost meanwhile.
+    fn deliver(
+        &self,
+        letter: &letter::Letter,
+        postman: &dyn delivery::Postman,
+    ) -> Result<delivery::Report, delivery::DeliveryError>;
+
+    /// A mail over the size limit, read only in part.
+    ///
+    /// # Errors
+    /// As [`Referee::deliver`].
+    fn deliver_too_large(
+        &self,
+        letter: &letter::Letter,
+        limit: usize,
+        postman: &dyn delivery::Postman,
+    ) -> Result<delivery::Report, delivery::DeliveryError>;
+}
 
 /// Who the referee is: its address and the display name on its mail.
 #[derive(Clone, Debug)]

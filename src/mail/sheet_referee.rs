@@ -32,6 +32,25 @@ pub struct SheetReferee {
     pub identity: Identity,
 }
 
+impl super::Referee for SheetReferee {
+    fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+        SheetReferee::deliver(self, letter, postman)
+    }
+
+    fn deliver_too_large(
+        &self,
+        letter: &Letter,
+        limit: usize,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        SheetReferee::deliver_too_large(self, letter, limit, postman)
+    }
+}
+
 impl SheetReferee {
     pub fn new(address: &str) -> SheetReferee {
         SheetReferee {

@@ -38,6 +38,25 @@ pub struct HostedReferee {
 const STRANGER_ANSWERS: usize = 3;
 const PLAYER_ANSWERS: usize = 10;
 
+impl super::Referee for HostedReferee {
+    fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+        HostedReferee::deliver(self, letter, postman)
+    }
+
+    fn deliver_too_large(
+        &self,
+        letter: &Letter,
+        limit: usize,
+        postman: &dyn Postman,
+    ) -> Result<Report, DeliveryError> {
+        HostedReferee::deliver_too_large(self, letter, limit, postman)
+    }
+}
+
 impl HostedReferee {
     pub fn new(address: &str, store: Store) -> HostedReferee {
         HostedReferee {
