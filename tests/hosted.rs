@@ -450,6 +450,82 @@ fn a_move_and_a_new_game_in_one_mail_are_refused_not_half_done() {
     assert!(world.the_game().turns.is_empty());
 }
 
+/// The inside of the referee's HTML part: what a client quotes.
+fn html_inside(received: &Outgoing) -> String {
+    let html = received.html.as_deref().expect("an HTML part");
+    let start = html
+        .find("<body")
+        .and_then(|b| html[b..].find('>').map(|e| b + e + 1))
+        .unwrap();
+    let end = html.rfind("</body>").unwrap();
+    html[start..end].to_string()
+}
+
+/// An HTML-only reply as Gmail's web view sends it: the answer, then the
+/// original in a gmail_quote blockquote.
+fn gmail_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
+    format!(
+        "From: {from}\nTo: {0}\nSubject: Re: {1}\nMessage-ID: <{message_id}>\nMIME-Version: 1.0\n\
+         Content-Type: text/html; charset=UTF-8\n\n<div dir=\"ltr\">{words}</div><br>\
+         <div class=\"gmail_quote\"><div dir=\"ltr\" class=\"gmail_attr\">On Mon, Nov 30, 2026 at 9:05\u{202f}AM \
+         Mancala referee &lt;{0}&gt;<br>wrote:<br></div><blockquote class=\"gmail_quote\" \
+         style=\"margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex\">{2}</blockquote></div>\n",
+        received.reply_to.as_deref().unwrap(),
+        received.subject,
+        html_inside(received),
+    )
+}
+
+/// An HTML-only reply as Outlook sends it: the answer, a rule, the
+/// original's header block, the original unquoted.
+fn outlook_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
+    format!(
+        "From: {from}\nTo: {0}\nSubject: RE: {1}\nMessage-ID: <{message_id}>\nMIME-Version: 1.0\n\
+         Content-Type: text/html; charset=UTF-8\n\n<html><body><div>{words}</div><div id=\"appendonsend\"></div>\
+         <hr style=\"display:inline-block;width:98%\"><div id=\"divRplyFwdMsg\" dir=\"ltr\">\
+         <font face=\"Calibri\" style=\"font-size:11pt\"><b>From:</b> Mancala referee &lt;{0}&gt;<br>\
+         <b>Sent:</b> Monday, November 30, 2026 9:05 AM<br><b>To:</b> {from}<br><b>Subject:</b> {1}</font>\
+         <div>&nbsp;</div></div>{2}</body></html>\n",
+        received.reply_to.as_deref().unwrap(),
+        received.subject,
+        html_inside(received),
+    )
+}
+
+#[test]
+fn players_who_answer_from_the_html_side_are_read_as_well() {
+    let world = World::new("html-replies");
+    let (alice, _) = world.game_on();
+    assert!(alice
+        .html
+        .as_deref()
+        .is_some_and(|h| h.contains("data-pit=\"south-c\"")));
+    let out = world.deliver(&gmail_reply(ALICE, &alice, "move c", "g1@x"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    assert!(
+        !out[0].body.contains("no move was played"),
+        "{}",
+        out[0].body
+    );
+    let bob = to(&out, BOB);
+    let out = world.deliver(&outlook_reply(BOB, &bob, "move a", "o1@x"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    assert!(
+        !out[0].body.contains("no move was played"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.the_game().turns.len(), 2);
+    // An old board answered from the HTML side moves nothing.
+    let out = world.deliver(&gmail_reply(ALICE, &alice, "move d", "g2@x"));
+    assert!(
+        out[0].body.contains("out of date") || out[0].body.contains("no move was played"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.the_game().turns.len(), 2);
+}
+
 #[test]
 fn a_whole_game_where_each_player_only_presses_reply() {
     let world = World::new("whole");

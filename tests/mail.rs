@@ -297,6 +297,31 @@ fn a_finished_game_takes_no_more_moves() {
     assert!(out.body.contains("the game is over"), "{}", out.body);
 }
 
+/// A game that lives in its mails goes on when a player answers from the
+/// HTML side (Gmail's web view quotes the HTML part, `<pre>` sheet and all).
+#[test]
+fn a_reply_quoting_the_html_part_carries_the_game() {
+    let start = Sheet::new(Ruleset::Wari.rules(), Players::named("Alice", "Bob")).to_string();
+    let first = replies(
+        format!(
+            "From: Alice <alice@players.example>\nTo: {REFEREE}, Bob <bob@players.example>\n\
+             Subject: wari\nMessage-ID: <h0@players.example>\n\nmove a\n\n{start}"
+        )
+        .as_bytes(),
+    );
+    let html = first[0].html.clone().expect("an HTML part");
+    let inside = &html[html.find("<body").unwrap()..html.rfind("</body>").unwrap()];
+    let answer = format!(
+        "From: bob@players.example\nTo: {REFEREE}\nSubject: Re: wari\nMIME-Version: 1.0\n\
+         Content-Type: text/html; charset=UTF-8\n\n<div>move b</div><div class=\"gmail_quote\">\
+         <div>On Mon, Nov 30, 2026 at 9:05 AM referee wrote:</div><blockquote>{inside}</blockquote></div>\n"
+    );
+    let out = reply(answer.as_bytes());
+    assert!(!out.body.contains("no move was played"), "{}", out.body);
+    let sheet = Sheet::parse(&out.body).unwrap();
+    assert_eq!(sheet.game.ply(), 2);
+}
+
 /// Plays whole games: each reply goes to both players, and the player to
 /// move answers that reply, quoting it, with a random legal move.
 #[test]

@@ -35,6 +35,8 @@ pub struct Outgoing {
     /// The Message-ID replied to, and the thread's references.
     pub in_reply_to: Option<String>,
     pub references: Vec<String>,
+    /// The body as HTML too (multipart/alternative, the text first).
+    pub html: Option<String>,
 }
 
 impl Outgoing {
@@ -52,6 +54,7 @@ impl Outgoing {
             body,
             in_reply_to: letter.message_id.clone(),
             references,
+            html: None,
         }
     }
 
@@ -65,7 +68,15 @@ impl Outgoing {
             body,
             in_reply_to: None,
             references: Vec::new(),
+            html: None,
         }
+    }
+
+    /// With an HTML part drawn from the body, the board of `sheet` (if the
+    /// body carries it) as a table.
+    pub fn with_html(mut self, sheet: Option<&Sheet>) -> Outgoing {
+        self.html = Some(html_body(&self.body, sheet));
+        self
     }
 
     pub fn with_reply_to(mut self, reply_to: Option<String>) -> Outgoing {
@@ -90,6 +101,7 @@ impl Outgoing {
             body: self.body,
             in_reply_to: self.in_reply_to,
             references: self.references,
+            html: self.html,
             delivery: Delivery::Pending,
         }
     }
@@ -106,8 +118,76 @@ impl Outgoing {
             body: envelope.body.clone(),
             in_reply_to: envelope.in_reply_to.clone(),
             references: envelope.references.clone(),
+            html: envelope.html.clone(),
         }
     }
+}
+
+/// A text body as an HTML document: its paragraphs, quotes as blockquotes,
+/// and `sheet`'s text (where the body carries it) as the board's table
+/// followed by the sheet itself in a `<pre>`, so that a reply quoting the
+/// HTML still quotes a sheet the referee can read.
+pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
+    use crate::sheet::html::{board, escape};
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
+         <body style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222\">\n",
+    );
+    let pre = |text: &str| {
+        format!(
+            "<pre style=\"font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px;color:#444\">{}</pre>\n",
+            escape(text.trim_end_matches('\n'))
+        )
+    };
+    let placed = sheet.and_then(|sheet| {
+        let grid = sheet.to_string();
+        text.find(&grid).map(|at| (sheet, at, grid))
+    });
+    match placed {
+        Some((sheet, at, grid)) => {
+            out.push_str(&paragraphs(&text[..at]));
+            out.push_str(&board(sheet));
+            out.push_str(&pre(&grid));
+            out.push_str(&paragraphs(&text[at + grid.len()..]));
+        }
+        None => out.push_str(&pre(text)),
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// Blank-line paragraphs as `<p>`, `> ` lines as a blockquote, the
+/// signature dropped (the text part has it).
+fn paragraphs(text: &str) -> String {
+    use crate::sheet::html::escape;
+    let text = text.split("\n-- \n").next().unwrap_or("");
+    let mut out = String::new();
+    for paragraph in text.split("\n\n").filter(|p| !p.trim().is_empty()) {
+        let lines: Vec<&str> = paragraph.lines().collect();
+        let quoted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("> ")).collect();
+        if quoted.len() == lines.len() {
+            out.push_str("<blockquote style=\"margin:4px 0 4px 8px;padding-left:8px;border-left:3px solid #ccc\">");
+            out.push_str(
+                &quoted
+                    .iter()
+                    .map(|l| escape(l))
+                    .collect::<Vec<_>>()
+                    .join("<br>\n"),
+            );
+            out.push_str("</blockquote>\n");
+        } else {
+            out.push_str("<p style=\"margin:0 0 10px\">");
+            out.push_str(
+                &lines
+                    .iter()
+                    .map(|l| escape(l.trim()))
+                    .collect::<Vec<_>>()
+                    .join("<br>\n"),
+            );
+            out.push_str("</p>\n");
+        }
+    }
+    out
 }
 
 /// Is this line the referee's own writing (its first line, key line or

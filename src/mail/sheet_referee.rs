@@ -179,7 +179,10 @@ impl SheetReferee {
         let mail = to
             .into_iter()
             .enumerate()
-            .map(|(n, m)| Outgoing::reply(letter, self.message_id(letter, n), m, body.clone()))
+            .map(|(n, m)| {
+                Outgoing::reply(letter, self.message_id(letter, n), m, body.clone())
+                    .with_html(Some(&sheet))
+            })
             .collect();
         Decision::Send {
             mail,
@@ -218,12 +221,10 @@ impl SheetReferee {
         }
         body.push_str(&signature());
         Decision::Send {
-            mail: vec![Outgoing::reply(
-                letter,
-                self.message_id(letter, 0),
-                from.clone(),
-                body,
-            )],
+            mail: vec![
+                Outgoing::reply(letter, self.message_id(letter, 0), from.clone(), body)
+                    .with_html(sheet),
+            ],
             summary: format!("refused {}: {refusal}", from.address),
         }
     }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use lettre::message::header::{ContentTransferEncoding, ContentType, HeaderName, HeaderValue};
-use lettre::message::{Body, Mailbox as LettreMailbox, SinglePart};
+use lettre::message::{Body, Mailbox as LettreMailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
@@ -146,10 +146,21 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
     let crlf = out.body.replace("\r\n", "\n").replace('\n', "\r\n");
     let body = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
         .unwrap_or_else(|_| Body::new(crlf)); // a line over 998 bytes: let lettre pick
-    let part = SinglePart::builder()
+    let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
         .body(body);
-    builder.singlepart(part).map_err(permanent)
+    match &out.html {
+        None => builder.singlepart(text).map_err(permanent),
+        Some(html) => {
+            let crlf = html.replace("\r\n", "\n").replace('\n', "\r\n");
+            let html = SinglePart::builder()
+                .header(ContentType::TEXT_HTML)
+                .body(Body::new(crlf));
+            builder
+                .multipart(MultiPart::alternative().singlepart(text).singlepart(html))
+                .map_err(permanent)
+        }
+    }
 }
 
 /// A transport with the referee's name on what it sends: the postman the
@@ -345,6 +356,7 @@ mod tests {
             body: "Bob played c.\nFrom the start\n".into(),
             in_reply_to: Some("b1@players.example".into()),
             references: vec!["g1@referee.example".into(), "b1@players.example".into()],
+            html: None,
         };
         let message = build(
             &referee,

@@ -13,6 +13,7 @@
 //! assert_eq!(again.to_string(), text);
 //! ```
 
+pub mod html;
 mod json;
 mod parse;
 mod render;

@@ -162,6 +162,9 @@ pub struct Envelope {
     pub body: String,
     pub in_reply_to: Option<String>,
     pub references: Vec<String>,
+    /// The same mail as HTML, for clients that show text in a proportional font.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
     pub delivery: Delivery,
 }
 

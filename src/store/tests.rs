@@ -180,6 +180,7 @@ fn the_ledger_settles_each_reply_on_its_own() {
         body: "b".into(),
         in_reply_to: None,
         references: vec![],
+        html: None,
         delivery: Delivery::Pending,
     };
     let mail = MailKey("m1".into());

@@ -112,6 +112,7 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
                         .filter(|r| r.len() < 200)
                         .cloned()
                         .collect(),
+                    html: None,
                     delivery: Delivery::Pending,
                 });
             }

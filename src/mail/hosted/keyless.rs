@@ -234,7 +234,8 @@ impl HostedReferee {
         let scope = format!("s{}", &sender.digest[..12]);
         let message_id = self.message_id(&scope, 0, &letter.identity.0[..16]);
         let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature())
-            .with_reply_to(reply_to);
+            .with_reply_to(reply_to)
+            .with_html(None);
         sender.count_answer(now);
         sender
             .ledger

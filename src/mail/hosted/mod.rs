@@ -303,7 +303,8 @@ impl Scene<'_> {
         };
         Some(
             out.with_reply_to(Some(self.referee.identity.sub_address(&token)))
-                .with_subject(subject),
+                .with_subject(subject)
+                .with_html(Some(&self.sheet)),
         )
     }
 

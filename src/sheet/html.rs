@@ -1,0 +1,208 @@
+//! The board as mail-safe HTML, for clients that show plain text in a
+//! proportional font (Gmail's web view, Apple Mail, Outlook), where the
+//! grid's letters drift off their cells. Tables and inline styles only: no
+//! scripts, no images, no style sheet a webmail would strip. The text sheet
+//! stays the authority; this draws the same position.
+
+use std::fmt::Write as _;
+
+use super::render::log_turns;
+use super::Sheet;
+use crate::engine::{Pit, Ruleset, Side};
+
+const CELL: &str = "border:1px solid #555;width:2.6em;height:2.2em;text-align:center;\
+                    vertical-align:middle;font-size:16px";
+const LETTER: &str = "width:2.6em;text-align:center;color:#666;font-size:13px";
+const LAST: &str = "background:#ffe08a;font-weight:bold";
+
+/// What a ruleset calls the pit at the end of a row.
+fn store_word(ruleset: Ruleset) -> &'static str {
+    match ruleset {
+        Ruleset::Waurie => "endpit",
+        Ruleset::Mankala => "home",
+        _ => "store",
+    }
+}
+
+/// `text` with `&`, `<`, `>` and `"` escaped.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The board and the log as an HTML fragment. Every pit's cell carries
+/// `data-pit="south-c"` and its letter's cell `data-letter="south-c"`, so
+/// a layout check can find them.
+pub fn board(sheet: &Sheet) -> String {
+    let game = &sheet.game;
+    let rules = game.rules();
+    let position = game.position();
+    let pits = rules.pits;
+    let last = game.sowings().last().map(|s| (s.side, s.pit));
+    let name = |side: Side| escape(sheet.name(side));
+    let mut out = String::new();
+    out.push_str(
+        "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"0\" \
+         style=\"border-collapse:collapse;font-family:Arial,Helvetica,sans-serif;margin:8px 0\">\n",
+    );
+    let pit_cell = |out: &mut String, side: Side, pit: Pit| {
+        let style = if last == Some((side, pit)) {
+            format!("{CELL};{LAST}")
+        } else {
+            CELL.to_string()
+        };
+        let _ = write!(
+            out,
+            "<td data-pit=\"{}-{pit}\" style=\"{style}\">{}</td>",
+            side.as_str(),
+            position.stones(side, pit)
+        );
+    };
+    let letter_row = |out: &mut String, side: Side, order: &mut dyn Iterator<Item = Pit>| {
+        out.push_str("<tr>");
+        if rules.stores {
+            out.push_str("<td></td>");
+        }
+        for pit in order {
+            let _ = write!(
+                out,
+                "<td data-letter=\"{}-{pit}\" style=\"{LETTER}\">{pit}</td>",
+                side.as_str()
+            );
+        }
+        out.push_str("</tr>\n");
+    };
+    let owner = |side: Side| {
+        format!(
+            "<td style=\"padding-left:10px;font-size:14px;text-align:left\">{}'s pits</td>",
+            name(side)
+        )
+    };
+    letter_row(&mut out, Side::North, &mut Pit::all(pits).rev());
+    // North's row, left to right from its h; North's store at the west end.
+    out.push_str("<tr>");
+    let store_cell = |out: &mut String, side: Side| {
+        let _ = write!(
+            out,
+            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" style=\"{CELL};background:#eee\">{}</td>",
+            side.as_str(),
+            name(side),
+            store_word(rules.ruleset),
+            position.store(side)
+        );
+    };
+    if rules.stores {
+        store_cell(&mut out, Side::North);
+    }
+    for pit in Pit::all(pits).rev() {
+        pit_cell(&mut out, Side::North, pit);
+    }
+    if rules.stores {
+        store_cell(&mut out, Side::South);
+    }
+    out.push_str(&owner(Side::North));
+    out.push_str("</tr>\n<tr>");
+    for pit in Pit::all(pits) {
+        pit_cell(&mut out, Side::South, pit);
+    }
+    out.push_str(&owner(Side::South));
+    out.push_str("</tr>\n");
+    letter_row(&mut out, Side::South, &mut Pit::all(pits));
+    out.push_str("</table>\n");
+    let mut notes = Vec::new();
+    if rules.stores {
+        let word = store_word(rules.ruleset);
+        notes.push(format!(
+            "{}'s {word} is on the left ({}), {}'s on the right ({}).",
+            name(Side::North),
+            position.store(Side::North),
+            name(Side::South),
+            position.store(Side::South)
+        ));
+    } else {
+        notes.push(format!(
+            "Captured: {} {}, {} {}.",
+            name(Side::South),
+            position.store(Side::South),
+            name(Side::North),
+            position.store(Side::North)
+        ));
+    }
+    if let Some((side, pit)) = last {
+        notes.push(format!("Last sown: {}'s {pit} (marked).", name(side)));
+    }
+    let _ = writeln!(
+        out,
+        "<p style=\"margin:4px 0;font-family:Arial,Helvetica,sans-serif;font-size:14px\">{}</p>",
+        notes.join(" ")
+    );
+    out.push_str(&log(sheet));
+    out
+}
+
+/// The numbered log, one row a line, the first mover's column first.
+fn log(sheet: &Sheet) -> String {
+    let first = sheet.game.first();
+    let style = "padding:2px 12px;font-family:Arial,Helvetica,sans-serif;font-size:14px";
+    let mut out = format!(
+        "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"0\" style=\"border-collapse:collapse\">\n\
+         <tr><td style=\"{style}\"></td><td style=\"{style};font-weight:bold\">{}</td>\
+         <td style=\"{style};font-weight:bold\">{}</td></tr>\n",
+        escape(sheet.name(first)),
+        escape(sheet.name(first.other()))
+    );
+    for (line, pair) in log_turns(&sheet.game).chunks(2).enumerate() {
+        let cell = |i: usize| pair.get(i).map_or(String::new(), |t| escape(t));
+        let _ = writeln!(
+            out,
+            "<tr><td style=\"{style};color:#666\">{}.</td><td style=\"{style}\">{}</td><td style=\"{style}\">{}</td></tr>",
+            line + 1,
+            cell(0),
+            cell(1)
+        );
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sheet::{parse_sowings, Players};
+
+    #[test]
+    fn the_board_has_every_pit_under_its_letter_and_marks_the_last_sowing() {
+        let mut sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Al<i>ce", "Bob"));
+        sheet.play(&parse_sowings("c-f").unwrap()).unwrap();
+        let html = board(&sheet);
+        for side in ["south", "north"] {
+            for pit in ["a", "b", "c", "d", "e", "f"] {
+                assert!(
+                    html.contains(&format!("data-pit=\"{side}-{pit}\"")),
+                    "{side}-{pit}"
+                );
+                assert!(
+                    html.contains(&format!("data-letter=\"{side}-{pit}\"")),
+                    "{side}-{pit}"
+                );
+            }
+        }
+        assert!(html.contains("Al&lt;i&gt;ce's pits"), "names are escaped");
+        assert!(html.contains("Bob's endpit is on the left"), "{html}");
+        assert!(
+            html.contains(&format!("data-pit=\"south-f\" style=\"{CELL};{LAST}\"")),
+            "{html}"
+        );
+        assert!(html.contains("<td style=\"padding:2px 12px;font-family:Arial,Helvetica,sans-serif;font-size:14px\">c-f</td>"), "{html}");
+        assert!(!html.contains("<script") && !html.contains("<img") && !html.contains("<style"));
+    }
+}
