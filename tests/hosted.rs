@@ -527,6 +527,70 @@ fn players_who_answer_from_the_html_side_are_read_as_well() {
 }
 
 #[test]
+fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
+    let world = World::new("headlines");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <hl@x>\n\nnew waurie with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "hl1@x"));
+    let id = world.the_game().id;
+    let alice = to(&out, ALICE);
+    assert_eq!(
+        alice.subject,
+        format!("Waurie {id}: Bob accepted: the game is on, your move")
+    );
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c-f", "hl2@x"));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert_eq!(
+        bob.subject,
+        format!("Waurie {id}: Alice played c, a free turn, then f, your move")
+    );
+    assert_eq!(
+        alice.subject,
+        format!("Waurie {id}: Alice played c, a free turn, then f, Bob to move")
+    );
+    assert!(
+        bob.body.starts_with(&format!(
+            "Waurie {id}: Alice played c, a free turn, then f, your"
+        )),
+        "{}",
+        bob.body
+    );
+    assert!(
+        bob.body.contains("To move, reply"),
+        "the one to move is told how"
+    );
+    assert!(
+        !alice.body.contains("To move, reply") && !alice.body.contains("Legal moves"),
+        "{}",
+        alice.body
+    );
+    // An illegal move, as the player thinks of it.
+    let refusal = world
+        .deliver(&press_reply(BOB, &bob, "move 9", "hl3@x"))
+        .remove(0);
+    assert!(
+        refusal.body.contains("no pit") || refusal.body.contains("not a"),
+        "{}",
+        refusal.body
+    );
+    // The end: the result first, and nothing more about keys and moves.
+    let out = world.deliver(&press_reply(BOB, &bob, "resign", "hl4@x"));
+    for mail in &out {
+        assert_eq!(
+            mail.subject,
+            format!("Waurie {id}: game over: Alice wins (Bob resigned)")
+        );
+        assert!(
+            !mail.body.contains("Your key for game") && !mail.body.contains("To move"),
+            "{}",
+            mail.body
+        );
+        assert!(mail.body.contains("Bob resigned."), "{}", mail.body);
+    }
+}
+
+#[test]
 fn a_whole_game_where_each_player_only_presses_reply() {
     let world = World::new("whole");
     let (mut alice, mut bob) = world.game_on();
@@ -608,6 +672,32 @@ fn help_games_and_refusals_carry_the_key_so_replying_to_them_works() {
     let out = world.deliver(&press_reply(ALICE, &games, "move c", "h4@x"));
     assert_eq!(out.len(), 2, "{}", out[0].body);
     assert_eq!(world.the_game().turns.len(), 1);
+}
+
+#[test]
+fn help_is_short_and_help_rules_gives_the_whole_text() {
+    let world = World::new("help");
+    let (alice, _) = world.game_on();
+    let help = world
+        .deliver(&press_reply(ALICE, &alice, "help", "hp1@x"))
+        .remove(0);
+    let commands_and_rules = help.body.split("Your key for game").next().unwrap();
+    assert!(commands_and_rules.lines().count() <= 42, "{}", help.body);
+    assert!(help.body.contains("Super-Wari in short"), "{}", help.body);
+    assert!(help.body.lines().all(|l| l.chars().count() < 78));
+    let rules = world
+        .deliver(&press_reply(ALICE, &help, "help rules waurie", "hp2@x"))
+        .remove(0);
+    assert!(rules.body.contains(mancala::guide::ruleset_text(
+        mancala::engine::Ruleset::Waurie
+    )));
+    let stranger = world
+        .deliver("From: someone@elsewhere.example\nMessage-ID: <hp3@x>\n\nhelp rules mankala\n");
+    assert!(
+        stranger[0].body.contains("Critchlow") || stranger[0].body.contains("home"),
+        "{}",
+        stranger[0].body
+    );
 }
 
 #[test]

@@ -29,6 +29,8 @@ pub enum Command {
     Resign,
     Board,
     Help,
+    /// `help rules RULESET`: one game's full rules.
+    HelpRules(Ruleset),
     Games,
 }
 
@@ -49,6 +51,7 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["resign"] => Some(Command::Resign),
         ["board"] => Some(Command::Board),
         ["help"] => Some(Command::Help),
+        ["help", "rules", ruleset] => ruleset.parse().ok().map(Command::HelpRules),
         ["games"] => Some(Command::Games),
         ["new", ruleset, ..] => match ruleset.parse::<Ruleset>() {
             // Words kept as written: a display name keeps its case.
@@ -129,6 +132,10 @@ mod tests {
         assert_eq!(line("  Board."), Some(Command::Board));
         assert_eq!(line("Accept!"), Some(Command::Accept));
         assert_eq!(line("decline"), Some(Command::Decline));
+        assert_eq!(
+            line("help rules Waurie"),
+            Some(Command::HelpRules(Ruleset::Waurie))
+        );
         assert_eq!(line("board looks great"), None);
         assert_eq!(line("new to this"), None);
         assert_eq!(

@@ -197,27 +197,65 @@ pub fn is_referee_text(line: &str) -> bool {
     if line.starts_with(REFEREE_LINE) || line.starts_with(KEY_LINE) || line == SIGNATURE_LINE {
         return true;
     }
+    // `Wari game: `, `Wari k7q2mx: ` (and `Wari game k7q2mx: `, as earlier
+    // referees wrote it).
+    let id_then_colon = |rest: &str| {
+        rest.get(..6)
+            .is_some_and(|id| crate::store::GameId::parse(id).is_some())
+            && rest
+                .get(6..)
+                .is_some_and(|r| r.starts_with(": ") || r == ":")
+    };
     Ruleset::ALL.iter().any(|r| {
-        line.strip_prefix(r.title())
-            .and_then(|rest| rest.strip_prefix(" game"))
-            .is_some_and(|rest| {
-                rest.starts_with(": ")
-                    || rest
-                        .strip_prefix(' ')
-                        .and_then(|r| r.get(6..))
-                        .is_some_and(|r| r.starts_with(": ") || r == ":")
-            })
+        line.strip_prefix(r.title()).is_some_and(|rest| {
+            rest.starts_with(" game: ")
+                || rest.strip_prefix(" game ").is_some_and(id_then_colon)
+                || rest.strip_prefix(' ').is_some_and(id_then_colon)
+        })
     })
 }
 
-/// `Super-Wari game k7q2mx: Alice played c.`
+/// `Super-Wari k7q2mx: Alice played c, your move` (a stored game), or
+/// `Super-Wari game: ...` (a game that lives in its mails).
 pub fn game_line(sheet: &Sheet, news: &str) -> String {
     let title = sheet.game.rules().ruleset.title();
     let line = match &sheet.id {
-        Some(id) => format!("{title} game {id}: {news}"),
+        Some(id) => format!("{title} {id}: {news}"),
         None => format!("{title} game: {news}"),
     };
     text::wrap(&line, 74).join("\n")
+}
+
+/// A body's first paragraph on one line, short enough for a subject.
+pub fn subject_of(body: &str) -> String {
+    let first = body.split("\n\n").next().unwrap_or("");
+    let line = text::clean_text(first);
+    let line = line.trim_end_matches(['.', ':']);
+    match line.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
+/// `Alice wins 28-20`, `a draw, 24-24`, `Bob wins (Alice resigned)`.
+pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
+    use crate::engine::EndReason;
+    match outcome.winner {
+        None => format!("a draw, {}-{}", outcome.score[0], outcome.score[1]),
+        Some(winner) => {
+            let name = sheet.name(winner);
+            let loser = sheet.name(winner.other());
+            match outcome.reason {
+                EndReason::Resignation => format!("{name} wins ({loser} resigned)"),
+                EndReason::Forfeit => format!("{name} wins ({loser} ran out of time)"),
+                _ => format!(
+                    "{name} wins {}-{}",
+                    outcome.score_of(winner),
+                    outcome.score_of(winner.other())
+                ),
+            }
+        }
+    }
 }
 
 /// What a mail with a sheet says after it.
@@ -378,6 +416,10 @@ mod tests {
     #[test]
     fn the_referees_own_lines_are_known() {
         assert!(is_referee_text("Super-Wari game k7q2mx: Alice played c."));
+        assert!(is_referee_text(
+            "Super-Wari k7q2mx: Alice played c, your move"
+        ));
+        assert!(!is_referee_text("Super-Wari really: a fine game"));
         assert!(is_referee_text("Wari game: Bob played e."));
         assert!(is_referee_text("Mancala referee: your games"));
         assert!(is_referee_text(

@@ -142,6 +142,14 @@ impl Letter {
         self.commands.as_ref().is_ok_and(|c| c.contains(command))
     }
 
+    /// The game whose full rules the mail asks for, if it does.
+    pub fn rules_asked(&self) -> Option<crate::engine::Ruleset> {
+        self.commands.as_ref().ok()?.iter().find_map(|c| match c {
+            Command::HelpRules(r) => Some(*r),
+            _ => None,
+        })
+    }
+
     /// The `new` command, if the mail has one.
     pub fn new_game(&self) -> Option<&Command> {
         self.commands

@@ -161,38 +161,61 @@ pub fn read_request(
 }
 
 /// Plays `side`'s turn: its sowings, bonus sowings included. Returns the
-/// news for the players ("Alice played c-f, capturing 2.").
+/// news in words ("Alice played e, a free turn, then c, capturing 5.").
 ///
 /// # Errors
-/// An illegal sowing, or a sowing after the turn has passed; the sheet is
-/// then as it was.
+/// An illegal sowing, or a sowing after the turn has passed, said as the
+/// player sees it ("Your c is empty. Legal: a, b, d."); the sheet is then
+/// as it was.
 pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
     let before = sheet.clone();
-    let line = sheet.log_line_awaited();
-    let mut captured = 0u32;
+    let mut told = Vec::new();
     for (i, &pit) in sowings.iter().enumerate() {
         if sheet.game.to_move() != Some(side) {
             *sheet = before;
             return Err(Refusal::Illegal(format!(
-                "move {line}: {side}'s {} earns no bonus sowing, so {} cannot follow",
+                "Your {} earns no free turn, so {} cannot follow.",
                 written(&sowings[..i]),
                 written(&sowings[i..])
             )));
         }
         match sheet.game.play(pit) {
-            Ok(sowing) => captured += u32::from(sowing.captured),
+            Ok(sowing) => {
+                let mut words = pit.to_string();
+                if sowing.captured > 0 {
+                    words.push_str(&format!(", capturing {}", sowing.captured));
+                }
+                if sowing.bonus && i + 1 < sowings.len() {
+                    words.push_str(", a free turn");
+                }
+                told.push(words);
+            }
             Err(error) => {
                 *sheet = before;
-                return Err(Refusal::Illegal(format!("move {line}: {error}")));
+                return Err(Refusal::Illegal(in_your_words(&error)));
             }
         }
     }
-    let mut news = format!("{} played {}", sheet.name(side), written(sowings));
-    if captured > 0 {
-        news.push_str(&format!(", capturing {captured}"));
-    }
-    news.push('.');
-    Ok(news)
+    Ok(format!(
+        "{} played {}.",
+        sheet.name(side),
+        told.join(", then ")
+    ))
+}
+
+/// A refused sowing as the player thinks of it.
+fn in_your_words(error: &crate::engine::PlayError) -> String {
+    use crate::engine::PlayErrorKind;
+    let pit = error.pit;
+    let why = match error.kind {
+        PlayErrorKind::GameOver => return "The game is over.".to_string(),
+        PlayErrorKind::NoSuchPit => format!("There is no pit {pit} on this board."),
+        PlayErrorKind::Empty => format!("Your {pit} is empty."),
+        PlayErrorKind::StarvesOpponent => {
+            format!("Your {pit} would leave your opponent with no stones, which the rules forbid.")
+        }
+    };
+    format!("{why} Legal: {}.", error.legal)
 }
 
 /// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that
@@ -271,13 +294,13 @@ mod tests {
         let pits = |s: &str| sheet::parse_sowings(s).unwrap();
         assert_eq!(
             play_turn(&mut sheet, Side::South, &pits("c-f")),
-            Ok("Ann played c-f.".to_string())
+            Ok("Ann played c, a free turn, then f.".to_string())
         );
         let before = sheet.game.ply();
         let err = play_turn(&mut sheet, Side::North, &pits("a b")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "move 1: North's a earns no bonus sowing, so b cannot follow"
+            "Your a earns no free turn, so b cannot follow."
         );
         assert_eq!(sheet.game.ply(), before, "the sheet is as it was");
     }

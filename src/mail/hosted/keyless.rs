@@ -42,6 +42,7 @@ impl HostedReferee {
         let from = registered.as_ref().unwrap_or(from);
         let games = self.games_text(secrets, &from.address);
         let help = letter.has(&Command::Help);
+        let rules = letter.rules_asked();
         let only_game = self.only_game_key(secrets, &from.address);
         // Their boards and keys go to their own address, so a forger gains
         // nothing; how many a day depends on whether they have shown a key.
@@ -49,7 +50,14 @@ impl HostedReferee {
         self.answer_sender(secrets, letter, from, postman, |_| {
             let reply_to = only_game.filter(|_| plays_here && !help);
             let mut body = String::new();
-            if help {
+            if let Some(ruleset) = rules {
+                body.push_str(&format!(
+                    "{} the rules of {}, as you asked.\n\n{}",
+                    compose::REFEREE_LINE,
+                    ruleset.title(),
+                    crate::guide::ruleset_text(ruleset)
+                ));
+            } else if help {
                 body.push_str(&format!(
                     "{} help, as you asked.\n\n",
                     compose::REFEREE_LINE

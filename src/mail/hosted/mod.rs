@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::command::Command;
 use super::compose::{
-    game_line, game_subject, key_block, mailbox_of, note, sheet_body, signature, Next, Outgoing,
+    self, game_line, key_block, mailbox_of, note, sheet_body, signature, Next, Outgoing,
 };
 use super::delivery::{flush, DeliveryError, Postman, Report};
 use super::incoming::Mailbox;
@@ -292,11 +292,17 @@ impl Scene<'_> {
     fn mail(&self, side: Side, body: String) -> Option<Outgoing> {
         let to = mailbox_of(self.sheet.players.get(side))?;
         let token = self.secrets.token(&self.id, side);
-        let body = body + &key_block(self.id.as_str(), &token) + &signature();
+        // The subject is the first line: what happened, what is awaited.
+        let subject = compose::subject_of(&body);
+        // A finished game's mail says no more about keys and moves.
+        let body = if self.sheet.game.is_over() {
+            body + &signature()
+        } else {
+            body + &key_block(self.id.as_str(), &token) + &signature()
+        };
         let message_id = self
             .referee
             .message_id(self.id.as_str(), self.event, side.as_str());
-        let subject = game_subject(&self.sheet);
         let out = match self.letter {
             Some(letter) => Outgoing::reply(letter, message_id, to, body),
             None => Outgoing::notice(message_id, to, subject.clone(), body),
@@ -321,14 +327,43 @@ impl Scene<'_> {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        self.mail(side, sheet_body(&top, comment, &self.sheet, Next::Moves))
+        // How to move, only to the one who is to.
+        let next = match self.sheet.game.to_move() {
+            Some(to_move) if to_move != side => Next::Nothing,
+            _ => Next::Moves,
+        };
+        self.mail(side, sheet_body(&top, comment, &self.sheet, next))
     }
 
-    /// The same news to both players, each with their own key.
+    /// The same news to both players, each with their own key, each
+    /// headed with what is awaited of them ("your move", "Alice to move")
+    /// or, at the end, the result.
     fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
+        let news = news.trim().trim_end_matches('.');
         Side::BOTH
             .iter()
-            .filter_map(|&side| self.board(side, news, None, comment))
+            .filter_map(|&side| {
+                let game = &self.sheet.game;
+                match (game.outcome(), game.to_move()) {
+                    (Some(outcome), _) => {
+                        let result = compose::result_words(&self.sheet, &outcome);
+                        self.board(
+                            side,
+                            &format!("game over: {result}"),
+                            Some(&format!("{news}.")),
+                            comment,
+                        )
+                    }
+                    (None, Some(to_move)) if to_move == side => {
+                        self.board(side, &format!("{news}, your move"), None, comment)
+                    }
+                    (None, Some(to_move)) => {
+                        let awaited = format!("{news}, {} to move", self.sheet.name(to_move));
+                        self.board(side, &awaited, None, comment)
+                    }
+                    (None, None) => self.board(side, news, None, comment),
+                }
+            })
             .collect()
     }
 
@@ -368,6 +403,17 @@ impl Scene<'_> {
         let has = |c: &Command| commands.contains(c);
         if commands.iter().any(|c| matches!(c, Command::New { .. })) {
             return self.refuse(side, &Refusal::NewAndMove, &from_note);
+        }
+        if let Some(ruleset) = letter.rules_asked() {
+            let body = format!(
+                "{}\n\n{}",
+                game_line(
+                    &self.sheet,
+                    &format!("the rules of {}, as you asked.", ruleset.title())
+                ),
+                crate::guide::ruleset_text(ruleset)
+            );
+            return (self.mail(side, body).into_iter().collect(), "rules".into());
         }
         if has(&Command::Help) {
             let body = format!(
@@ -621,9 +667,24 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
     }
 }
 
-/// The commands, and the rules of `ruleset` (or all).
+/// The commands, and the rules of `ruleset` in short (or a line about
+/// each game): a mail that fits a window. `help rules RULESET` has the rest.
 pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
-    format!("{HELP}\n{}", crate::guide::rules_text(ruleset))
+    match ruleset {
+        Some(r) => format!(
+            "{HELP}\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
+            r.title(),
+            crate::guide::summary(r),
+            r.as_str()
+        ),
+        None => {
+            let games: Vec<&str> = crate::engine::Ruleset::ALL.iter().map(|r| r.as_str()).collect();
+            format!(
+                "{HELP}\nThe games: {}.\nTheir rules: a line  help rules RULESET\n",
+                games.join(", ")
+            )
+        }
+    }
 }
 
 const HELP: &str = "\
@@ -639,7 +700,7 @@ after every move. Write one command a line, in your own text:
     board         the board of the game this mail is about, again
     resign        give the game up
     games         the games you play here, with your keys
-    help          this text
+    help          this text; help rules RULESET: a game's full rules
 
 Moves are pit letters from your own left in sowing order. Reply to any
 mail the referee sent you about a game: its Reply-To address (and the key
@@ -652,6 +713,18 @@ mod tests {
 
     #[test]
     fn help_fits_a_mail_window() {
-        assert!(HELP.lines().all(|l| l.len() < 78));
+        for ruleset in crate::engine::Ruleset::ALL
+            .map(Some)
+            .into_iter()
+            .chain([None])
+        {
+            let text = help_text(ruleset);
+            assert!(
+                text.lines().count() <= 40,
+                "{ruleset:?}: {} lines",
+                text.lines().count()
+            );
+            assert!(text.lines().all(|l| l.chars().count() < 78), "{ruleset:?}");
+        }
     }
 }
