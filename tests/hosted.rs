@@ -560,6 +560,9 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
         bob.body.contains("To move, reply"),
         "the one to move is told how"
     );
+    assert!(bob
+        .body
+        .contains("Bob's endpit is the left end of the board, Alice's the right."));
     assert!(
         !alice.body.contains("To move, reply") && !alice.body.contains("Legal moves"),
         "{}",
