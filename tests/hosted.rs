@@ -1225,3 +1225,26 @@ fn games_and_show_read_the_store() {
     let out = run(&["show", "--game", "nosuch", "--store", dir], b"");
     assert_eq!(out.status.code(), Some(65));
 }
+
+#[test]
+fn each_log_line_starts_with_the_time_and_the_game() {
+    let dir = temp_dir("log-lines");
+    let mail = format!("From: {ALICE}\nMessage-ID: <lg@x>\n\nnew wari with {BOB}\n");
+    let out = run(
+        &["mail", "--from", REFEREE, "--store", dir.to_str().unwrap()],
+        mail.as_bytes(),
+    );
+    let err = common::stderr(&out);
+    let line = err.lines().next().unwrap();
+    let words: Vec<&str> = line.split(' ').collect();
+    assert_eq!(words[0], "mancala:");
+    let time = words[1].as_bytes();
+    assert!(
+        time.len() == 20 && time[4] == b'-' && time[10] == b'T' && time[19] == b'Z',
+        "{line}"
+    );
+    let id = Store::open(&dir).unwrap().list().unwrap().games[0]
+        .id
+        .to_string();
+    assert_eq!(words[2], id, "{line}");
+}

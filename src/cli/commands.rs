@@ -254,10 +254,14 @@ fn with_referee(
     }
 }
 
+/// A log line: the time, the game (or `-`), what happened.
 fn log_report(report: &Report) {
-    log(&report.summary);
+    let game = report.game.as_deref().unwrap_or("-");
+    log(&format!("{game} {}", report.summary));
     for (address, why) in &report.refused {
-        log(&format!("a reply to {address} was refused for good: {why}"));
+        log(&format!(
+            "{game} a reply to {address} was refused for good: {why}"
+        ));
     }
 }
 
@@ -267,9 +271,11 @@ fn tempfail(error: &DeliveryError) -> Failure {
     } else {
         "the mail is kept: try again later"
     };
+    // As every line of the referee's log: the time, then the game (unknown here).
+    let now = mancala::mail::transport::timestamp(std::time::SystemTime::now());
     Failure {
         code: super::exit::TEMPFAIL,
-        message: format!("{error}; {then}"),
+        message: format!("{now} - {error}; {then}"),
     }
 }
 
@@ -369,7 +375,8 @@ fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {
 
 fn log(line: &str) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "mancala: {line}");
+    let now = mancala::mail::transport::timestamp(std::time::SystemTime::now());
+    let _ = writeln!(std::io::stderr(), "mancala: {now} {line}");
 }
 
 /// Standard input, up to `max` bytes; past that the rest is read and

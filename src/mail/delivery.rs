@@ -68,6 +68,8 @@ impl DeliveryError {
 /// What a delivery did, for the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
+    /// The game the mail was about, if one.
+    pub game: Option<String>,
     pub summary: String,
     /// Message-IDs sent now.
     pub sent: Vec<String>,
@@ -79,6 +81,15 @@ impl Report {
     pub fn ignored(reason: impl Into<String>) -> Report {
         Report {
             summary: reason.into(),
+            ..Report::default()
+        }
+    }
+
+    /// What was done about game `id`.
+    pub fn about(id: impl std::fmt::Display, summary: impl Into<String>) -> Report {
+        Report {
+            game: Some(id.to_string()),
+            summary: summary.into(),
             ..Report::default()
         }
     }

@@ -270,8 +270,29 @@ pub fn mbox_entry(sender: &str, message: &Message, now: SystemTime) -> String {
     entry
 }
 
+/// `2026-11-30T09:05:00Z`: when, for the referee's log lines.
+pub fn timestamp(time: SystemTime) -> String {
+    let (year, month, day, h, m, s, _) = civil(time);
+    format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
+}
+
 /// `Mon Nov 30 09:05:00 2026`, in UTC, as mbox `From ` lines want it.
 fn asctime(time: SystemTime) -> String {
+    let (year, month, day, h, m, s, weekday) = civil(time);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {day:2} {h:02}:{m:02}:{s:02} {year}",
+        WEEKDAYS[weekday],
+        MONTHS[(month - 1) as usize]
+    )
+}
+
+/// UTC calendar time: year, month, day, hour, minute, second, and the
+/// weekday counted from Thursday (1970-01-01's).
+fn civil(time: SystemTime) -> (i64, i64, i64, u64, u64, u64, usize) {
     let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let days = (secs / 86_400) as i64;
     let (h, m, s) = (secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
@@ -285,15 +306,7 @@ fn asctime(time: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    format!(
-        "{} {} {day:2} {h:02}:{m:02}:{s:02} {year}",
-        WEEKDAYS[days.rem_euclid(7) as usize],
-        MONTHS[(month - 1) as usize]
-    )
+    (year, month, day, h, m, s, days.rem_euclid(7) as usize)
 }
 
 #[cfg(test)]
@@ -340,6 +353,7 @@ mod tests {
         let t = UNIX_EPOCH + Duration::from_secs(1_796_029_500); // 2026-11-30 09:05:00 UTC
         assert_eq!(asctime(t), "Mon Nov 30 09:05:00 2026");
         assert_eq!(asctime(UNIX_EPOCH), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(timestamp(t), "2026-11-30T09:05:00Z");
     }
 
     #[test]

@@ -137,10 +137,10 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         let (id, _game_lock) = match self.game_slot(secrets, letter)? {
             (Slot::Ours(mut record), lock) => {
-                let mut report = Report::ignored(format!(
-                    "game {}: started by this mail before; sending what did not go",
-                    record.id
-                ));
+                let mut report = Report::about(
+                    &record.id,
+                    "started by this mail before; sending what did not go",
+                );
                 self.flush_game(&mut record, postman, &mut report)?;
                 drop(lock);
                 return Ok(report);
@@ -220,7 +220,7 @@ impl HostedReferee {
             sender.count_answer(now);
             self.store.save_sender(&sender)?;
         }
-        let mut report = Report::ignored(format!("game {id}: {summary}"));
+        let mut report = Report::about(&id, summary);
         self.flush_game(&mut record, postman, &mut report)?;
         Ok(report)
     }

@@ -140,8 +140,9 @@ impl HostedReferee {
         };
         let mut report = Report::default();
         if let Some(event) = record.ledger.handled(&letter.identity) {
+            report.game = Some(id.to_string());
             report.summary =
-                format!("game {id}: mail handled before (event {event}); sending what did not go");
+                format!("mail handled before (event {event}); sending what did not go");
             self.flush_game(&mut record, postman, &mut report)?;
             return Ok(report);
         }
@@ -172,7 +173,8 @@ impl HostedReferee {
         if let Some((_lock, sender)) = &mut sender {
             self.store.save_sender(sender)?;
         }
-        report.summary = format!("game {id}: {summary}");
+        report.game = Some(id.to_string());
+        report.summary = summary;
         self.flush_game(&mut record, postman, &mut report)?;
         Ok(report)
     }
