@@ -96,6 +96,14 @@ pub enum Command {
     Mail {
         #[command(flatten)]
         referee: RefereeArgs,
+        /// Referee on this person's own mailbox ('Bill Taylor <bill@example.org>'), as a procmail
+        /// filter: games live in their mails and the owner plays one side (with --filter)
+        #[arg(long, requires = "filter", conflicts_with = "store")]
+        owner: Option<String>,
+        /// With --owner: write to standard output the mail the owner's inbox should get (the
+        /// mail unchanged when it is about no game; else the owner's copy of the new board)
+        #[arg(long, requires = "owner")]
+        filter: bool,
     },
     /// Referee every message in a Maildir's new/ (filled by mbsync, fetchmail or an MTA), once
     #[command(
@@ -292,7 +300,7 @@ mod tests {
     fn mail_defaults_to_mbox_on_stdout() {
         let args = Args::try_parse_from(["mancala", "mail"]).unwrap();
         match args.command {
-            Command::Mail { referee } => {
+            Command::Mail { referee, .. } => {
                 assert_eq!(referee.send, Transport::Stdout);
                 assert_eq!(referee.max_size, 1_000_000);
             }
@@ -306,9 +314,15 @@ mod tests {
                 referee: RefereeArgs {
                     send: Transport::Smtp { port: 2525, .. },
                     ..
-                }
+                },
+                ..
             }
         ));
+        assert!(
+            Args::try_parse_from(["mancala", "mail", "--filter"]).is_err(),
+            "--filter needs --owner"
+        );
+        assert!(Args::try_parse_from(["mancala", "mail", "--owner", "b@x.example"]).is_err());
         let args = Args::try_parse_from(["mancala", "maildir", "inbox", "--no-store"]).unwrap();
         assert!(matches!(
             args.command,

@@ -58,7 +58,12 @@ pub fn run(args: Args) -> CliResult {
             moves,
             json,
         } => replay(rules_for(ruleset, stones)?, first, &moves, json),
-        Command::Mail { referee } => {
+        Command::Mail {
+            referee,
+            owner: Some(owner),
+            ..
+        } => owners_mailbox(&owner, referee),
+        Command::Mail { referee, .. } => {
             let (raw, oversized) = read_capped(referee.max_size)?;
             with_referee(referee, |referee, postbox, max_size| {
                 let letter = Letter::read(&raw, referee.identity());
@@ -255,6 +260,62 @@ fn with_referee(
 }
 
 /// A log line: the time, the game (or `-`), what happened.
+/// `mail --owner ... --filter`: a procmail filter on a person's mailbox.
+/// The mail the owner's inbox should get goes to standard output: on any
+/// failure that a retry may mend, exit 75 (procmail keeps the mail).
+fn owners_mailbox(owner: &str, args: super::args::RefereeArgs) -> CliResult {
+    let owner = parse_mailbox(owner).ok_or_else(|| {
+        Failure::usage(format!(
+            "'{owner}' is not an address: write 'Name <name@example.org>'"
+        ))
+    })?;
+    let identity = Identity::owner(&owner);
+    let (raw, oversized) = read_capped(args.max_size)?;
+    if oversized {
+        return print_bytes(&raw); // far too big to be a move: the owner reads it
+    }
+    let postbox = Postbox {
+        transport: args.send,
+        identity: identity.clone(),
+    };
+    let referee = SheetReferee { identity };
+    let letter = Letter::read(&raw, &referee.identity);
+    let inbox = referee
+        .filter(&letter, &raw, &postbox)
+        .map_err(|e| tempfail(&e))?;
+    print_bytes(&inbox)
+}
+
+/// `Name <address>` or a bare address.
+fn parse_mailbox(text: &str) -> Option<mancala::mail::incoming::Mailbox> {
+    let text = text.trim();
+    let (name, address) = match text.rsplit_once('<') {
+        Some((name, rest)) => (
+            name.trim().trim_matches('"').trim(),
+            rest.trim_end_matches('>').trim(),
+        ),
+        None => ("", text),
+    };
+    let (local, domain) = address.split_once('@')?;
+    (!local.is_empty() && !domain.is_empty() && !address.contains(char::is_whitespace)).then(|| {
+        mancala::mail::incoming::Mailbox {
+            name: (!name.is_empty()).then(|| name.to_string()),
+            address: address.to_string(),
+        }
+    })
+}
+
+fn print_bytes(bytes: &[u8]) -> CliResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure {
+            code: super::exit::TEMPFAIL,
+            message: format!("standard output: {e}"),
+        })
+}
+
 fn log_report(report: &Report) {
     let game = report.game.as_deref().unwrap_or("-");
     log(&format!("{game} {}", report.summary));

@@ -116,7 +116,7 @@ impl Letter {
         let Some(from) = &self.from else {
             return Some("not answered: no From address".into());
         };
-        if referee.is_own(&from.address) {
+        if !referee.owner && referee.is_own(&from.address) {
             return Some("not answered: the referee's own mail".into());
         }
         if self.loops.iter().any(|l| referee.is_own(l)) {

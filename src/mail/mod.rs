@@ -47,6 +47,10 @@ pub struct Identity {
     /// The referee's own address, e.g. `referee@referee.example`.
     pub address: String,
     pub name: String,
+    /// The address is a person's, who plays from it (`--owner`): their own
+    /// hand-written mail is theirs, and loops are told by the referee's
+    /// headers (X-Loop, Auto-Submitted) alone, never by the From.
+    pub owner: bool,
 }
 
 impl Identity {
@@ -54,7 +58,25 @@ impl Identity {
         Identity {
             address: address.trim().to_string(),
             name: "Mancala referee".to_string(),
+            owner: false,
         }
+    }
+
+    /// The referee of `owner`'s own mailbox, playing as them.
+    pub fn owner(owner: &incoming::Mailbox) -> Identity {
+        Identity {
+            address: owner.address.clone(),
+            name: owner.name.clone().unwrap_or_else(|| owner.short_name()),
+            owner: true,
+        }
+    }
+
+    /// The owner's mailbox, when the referee runs on one.
+    pub fn owner_mailbox(&self) -> Option<incoming::Mailbox> {
+        self.owner.then(|| incoming::Mailbox {
+            name: Some(self.name.clone()),
+            address: self.address.clone(),
+        })
     }
 
     /// `referee+<extension>@domain`: the sub-address Postfix and most MTAs

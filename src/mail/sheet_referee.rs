@@ -114,6 +114,51 @@ impl SheetReferee {
         self.play(letter, &from, request)
     }
 
+    /// On an owner's mailbox (`mail --owner ... --filter`): the mail the
+    /// owner's inbox should get. Mail about no game of the owner's comes
+    /// back byte for byte; a move is refereed, the player answered through
+    /// `postman`, and the owner's copy (the new board) returned instead.
+    ///
+    /// # Errors
+    /// When a reply to the player could not be sent and a later try may help.
+    pub fn filter(
+        &self,
+        letter: &Letter,
+        raw: &[u8],
+        postman: &dyn Postman,
+    ) -> Result<Vec<u8>, DeliveryError> {
+        let Some(owner) = self.identity.owner_mailbox() else {
+            return Ok(raw.to_vec());
+        };
+        let about_a_game = RawSheet::find(&letter.text).is_ok() || !letter.move_lines.is_empty();
+        if letter.never_answer(&self.identity).is_some() || !about_a_game {
+            return Ok(raw.to_vec());
+        }
+        let mail = match self.decide(letter) {
+            Decision::Ignore(_) => return Ok(raw.to_vec()),
+            Decision::Send { mail, .. } => mail,
+        };
+        let is_owner = |m: &Outgoing| m.to.address.eq_ignore_ascii_case(&owner.address);
+        let (to_owner, to_others): (Vec<Outgoing>, Vec<Outgoing>) =
+            mail.into_iter().partition(is_owner);
+        let mut report = Report::default();
+        delivery::send_all(&to_others, postman, &mut report)?;
+        match to_owner.first() {
+            // The owner's copy, with the owner's own address to reply to.
+            Some(copy) => {
+                let copy = copy.clone().with_reply_to(Some(owner.address.clone()));
+                let message =
+                    super::transport::build(&self.identity, &copy, std::time::SystemTime::now())
+                        .map_err(DeliveryError::Send)?;
+                Ok(String::from_utf8_lossy(&message.formatted())
+                    .replace("\r\n", "\n")
+                    .into_bytes())
+            }
+            // A player's move refused: they are told; the owner reads their mail.
+            None => Ok(raw.to_vec()),
+        }
+    }
+
     /// The Message-ID of the `n`th reply to `letter`: the same on a retry.
     fn message_id(&self, letter: &Letter, n: usize) -> String {
         format!("sheet.{}.{n}@{}", letter.identity.0, self.identity.domain())
@@ -231,7 +276,7 @@ impl SheetReferee {
 }
 
 /// A new game's other seat: the other address in To/Cc, not the referee's
-/// own nor the sender's.
+/// own nor the sender's; on an owner's mailbox, the owner.
 pub fn seat_opponent(
     referee: &Identity,
     letter: &Letter,
@@ -243,10 +288,16 @@ pub fn seat_opponent(
     if other.address.is_some() {
         return;
     }
-    let opponent = letter
-        .recipients
-        .iter()
-        .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address));
+    let owner = referee
+        .owner_mailbox()
+        .filter(|owner| !owner.address.eq_ignore_ascii_case(&from.address));
+    let opponent = owner.or_else(|| {
+        letter
+            .recipients
+            .iter()
+            .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address))
+            .cloned()
+    });
     if let Some(opponent) = opponent {
         other.address = Some(opponent.address.clone());
         if is_placeholder(&other.name) {
