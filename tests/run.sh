@@ -11,6 +11,10 @@ if ! command -v strace >/dev/null; then
         DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends strace >/dev/null
 fi
 
+# The binary the scripts below run: MANCALA_BIN, else the ordinary release
+# build (`cargo static` makes the faster static one; see .cargo/config.toml).
+bin=${MANCALA_BIN:-target/release/mancala}
+
 echo "== cargo test (unit, integration, property, fixture corpus, crash at every system call)"
 cargo build --release --locked
 cargo test --release --locked
@@ -21,10 +25,13 @@ cargo check --lib --no-default-features --locked
 echo "== OpenSpiel cross-check of the Wari rules"
 python3 -c 'import pyspiel' 2>/dev/null ||
     python3 -m pip install --quiet --disable-pip-version-check -r tests/openspiel/requirements.txt
-MANCALA_BIN=target/x86_64-unknown-linux-gnu/release/mancala python3 tests/openspiel/compare.py
+MANCALA_BIN=$bin python3 tests/openspiel/compare.py
 
 echo "== end to end through Postfix and procmail"
-tests/e2e/run.sh target/x86_64-unknown-linux-gnu/release/mancala
+tests/e2e/run.sh "$bin"
+
+echo "== the HTML board in headless Chromium"
+tests/html/layout.sh "$bin"
 
 echo "== play at a terminal, under tmux"
-tests/e2e/play-tmux.sh target/x86_64-unknown-linux-gnu/release/mancala
+tests/e2e/play-tmux.sh "$bin"

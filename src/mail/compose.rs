@@ -129,13 +129,14 @@ impl Outgoing {
 /// HTML still quotes a sheet the referee can read.
 pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
     use crate::sheet::html::{board, escape};
+    // The styles sit on a wrapping div: webmail drops the body's.
     let mut out = String::from(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
-         <body style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222\">\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
+         <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
     );
     let pre = |text: &str| {
         format!(
-            "<pre style=\"font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px;color:#444\">{}</pre>\n",
+            "<pre style=\"font-family:Menlo,Consolas,'Courier New',monospace;font-size:11px;color:#444444\">{}</pre>\n",
             escape(text.trim_end_matches('\n'))
         )
     };
@@ -147,12 +148,15 @@ pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
         Some((sheet, at, grid)) => {
             out.push_str(&paragraphs(&text[..at]));
             out.push_str(&board(sheet));
+            out.push_str(
+                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
+            );
             out.push_str(&pre(&grid));
             out.push_str(&paragraphs(&text[at + grid.len()..]));
         }
         None => out.push_str(&pre(text)),
     }
-    out.push_str("</body></html>\n");
+    out.push_str("</div>\n</body></html>\n");
     out
 }
 
@@ -182,7 +186,8 @@ fn paragraphs(text: &str) -> String {
                     .iter()
                     .map(|l| escape(l.trim()))
                     .collect::<Vec<_>>()
-                    .join("<br>\n"),
+                    // Lines wrapped for plain text flow again in a proportional font.
+                    .join(" "),
             );
             out.push_str("</p>\n");
         }

@@ -10,10 +10,12 @@ use super::render::log_turns;
 use super::Sheet;
 use crate::engine::{Pit, Ruleset, Side};
 
-const CELL: &str = "border:1px solid #555;width:2.6em;height:2.2em;text-align:center;\
-                    vertical-align:middle;font-size:16px";
-const LETTER: &str = "width:2.6em;text-align:center;color:#666;font-size:13px";
-const LAST: &str = "background:#ffe08a;font-weight:bold";
+// Pixels, not em, and colours spelt out: Outlook's renderer and dark modes
+// honour these.
+const CELL: &str = "border:1px solid #555555;width:42px;height:35px;text-align:center;\
+                    vertical-align:middle;font-size:16px;color:#222222";
+const LETTER: &str = "width:42px;text-align:center;color:#666666;font-size:13px";
+const LAST: &str = "background-color:#ffe08a;font-weight:bold";
 
 /// What a ruleset calls the pit at the end of a row.
 fn store_word(ruleset: Ruleset) -> &'static str {
@@ -60,9 +62,14 @@ pub fn board(sheet: &Sheet) -> String {
         } else {
             CELL.to_string()
         };
+        let shade = if last == Some((side, pit)) {
+            " bgcolor=\"#ffe08a\""
+        } else {
+            ""
+        };
         let _ = write!(
             out,
-            "<td data-pit=\"{}-{pit}\" style=\"{style}\">{}</td>",
+            "<td data-pit=\"{}-{pit}\" width=\"42\"{shade} style=\"{style}\">{}</td>",
             side.as_str(),
             position.stones(side, pit)
         );
@@ -75,7 +82,7 @@ pub fn board(sheet: &Sheet) -> String {
         for pit in order {
             let _ = write!(
                 out,
-                "<td data-letter=\"{}-{pit}\" style=\"{LETTER}\">{pit}</td>",
+                "<td data-letter=\"{}-{pit}\" width=\"42\" style=\"{LETTER}\">{pit}</td>",
                 side.as_str()
             );
         }
@@ -83,7 +90,7 @@ pub fn board(sheet: &Sheet) -> String {
     };
     let owner = |side: Side| {
         format!(
-            "<td style=\"padding-left:10px;font-size:14px;text-align:left\">{}'s pits</td>",
+            "<td style=\"padding-left:10px;font-size:14px;text-align:left;white-space:nowrap\">{}'s pits</td>",
             name(side)
         )
     };
@@ -93,7 +100,7 @@ pub fn board(sheet: &Sheet) -> String {
     let store_cell = |out: &mut String, side: Side| {
         let _ = write!(
             out,
-            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" style=\"{CELL};background:#eee\">{}</td>",
+            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" width=\"42\" bgcolor=\"#eeeeee\" style=\"{CELL};background-color:#eeeeee\">{}</td>",
             side.as_str(),
             name(side),
             store_word(rules.ruleset),
@@ -138,7 +145,7 @@ pub fn board(sheet: &Sheet) -> String {
         ));
     }
     if let Some((side, pit)) = last {
-        notes.push(format!("Last sown: {}'s {pit} (marked).", name(side)));
+        notes.push(format!("Last move: {} sowed {pit} (marked).", name(side)));
     }
     let _ = writeln!(
         out,
@@ -199,7 +206,9 @@ mod tests {
         assert!(html.contains("Al&lt;i&gt;ce's pits"), "names are escaped");
         assert!(html.contains("Bob's endpit is on the left"), "{html}");
         assert!(
-            html.contains(&format!("data-pit=\"south-f\" style=\"{CELL};{LAST}\"")),
+            html.contains(&format!(
+                "data-pit=\"south-f\" width=\"42\" bgcolor=\"#ffe08a\" style=\"{CELL};{LAST}\""
+            )),
             "{html}"
         );
         assert!(html.contains("<td style=\"padding:2px 12px;font-family:Arial,Helvetica,sans-serif;font-size:14px\">c-f</td>"), "{html}");

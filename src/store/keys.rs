@@ -79,7 +79,11 @@ impl Store {
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
                 other => other,
             })
-            .and_then(|()| fs::File::open(&self.dir)?.sync_all());
+            .and_then(|()| {
+                #[cfg(unix)]
+                fs::File::open(&self.dir)?.sync_all()?;
+                Ok(())
+            });
         let _ = fs::remove_file(&temp);
         written.map_err(io_error(&path))
     }
