@@ -45,7 +45,7 @@ pub fn handle(
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !n.starts_with('.'))
         .collect();
-    names.sort();
+    names.sort_by_key(|n| natural(n));
     let mut run = MaildirRun::default();
     for name in names {
         let path = new.join(&name);
@@ -72,6 +72,32 @@ pub fn handle(
     Ok(run)
 }
 
+/// A name as runs of text and numbers, so that `m_2` sorts before `m_10`
+/// (mbsync and most deliverers number their files).
+fn natural(name: &str) -> Vec<(String, u128)> {
+    let mut key = Vec::new();
+    let mut rest = name;
+    while !rest.is_empty() {
+        let text_end = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (text, after) = rest.split_at(text_end);
+        let digits_end = after
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after.len());
+        let (digits, after) = after.split_at(digits_end);
+        // (no digits: 0; more than a u128 holds: last)
+        let number = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().unwrap_or(u128::MAX)
+        };
+        key.push((text.to_string(), number));
+        rest = after;
+    }
+    key
+}
+
 /// The name a message takes in `cur/`: its info part with the S (seen) flag.
 fn seen(name: &str) -> String {
     match name.split_once(":2,") {
@@ -88,6 +114,26 @@ fn seen(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_names_sort_as_numbers() {
+        let mut names = vec![
+            "1796.R1.h,U=10",
+            "1796.R1.h,U=2",
+            "1796.R1.h,U=1",
+            "1795.R9.h,U=11",
+        ];
+        names.sort_by_key(|n| natural(n));
+        assert_eq!(
+            names,
+            [
+                "1795.R9.h,U=11",
+                "1796.R1.h,U=1",
+                "1796.R1.h,U=2",
+                "1796.R1.h,U=10"
+            ]
+        );
+    }
 
     #[test]
     fn a_message_in_cur_is_marked_seen() {

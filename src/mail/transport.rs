@@ -224,7 +224,8 @@ impl Transport {
                 }
                 builder.build().send(message).map(|_| ()).map_err(|e| {
                     let text = format!("smtp {host}:{port}: {e}");
-                    if e.is_permanent() {
+                    let code = e.status().map(|code| code.to_string());
+                    if refuses_the_recipient(code.as_deref()) {
                         permanent(text)
                     } else {
                         transient(text)
@@ -252,6 +253,14 @@ impl Transport {
             }
         }
     }
+}
+
+/// Is this reply code the recipient refused for good? Only 550 and 551
+/// (no such mailbox, not here) are: a 535 (our password), a 554 or 530
+/// (no AUTH) or any 4xx is the referee's own set-up or a passing trouble,
+/// which waiting (or the operator) mends, so the reply is kept, not lost.
+fn refuses_the_recipient(code: Option<&str>) -> bool {
+    matches!(code, Some("550" | "551"))
 }
 
 /// One mbox entry: the `From ` line, the message with LF endings and
@@ -346,6 +355,15 @@ mod tests {
         assert_eq!("dir:out".parse(), Ok(Transport::Dir("out".into())));
         assert!("carrier-pigeon".parse::<Transport>().is_err());
         assert!("smtp://:25".parse::<Transport>().is_err());
+    }
+
+    #[test]
+    fn only_a_refused_mailbox_is_permanent() {
+        assert!(refuses_the_recipient(Some("550")));
+        assert!(refuses_the_recipient(Some("551")));
+        for kept in [Some("535"), Some("554"), Some("530"), Some("451"), None] {
+            assert!(!refuses_the_recipient(kept), "{kept:?}");
+        }
     }
 
     #[test]
