@@ -7,6 +7,7 @@
 #   mail_count USER                                  messages in ~USER/Maildir/{new,cur}
 #   wait_for_idle [TIMEOUT=10]                       until the instance's queue is empty
 #   clear_maildirs                                   empty every Maildir, the queue and the logs
+#   stop_dovecot DIR                                 stop the Dovecot of imap-stack.sh in DIR, if it runs
 
 # The test's own accounts (mail-stack.sh makes and removes them; the referee first).
 # Their addresses: referee@referee.example, alice@players.example, ... (see mail-stack.sh).
@@ -83,4 +84,37 @@ clear_maildirs() {
     done
     log="$(_home "${E2E_USERS[0]}")/procmail.log"
     if [[ -f $log ]]; then : >"$log"; fi  # truncate; procmail (as the referee) must still own it
+}
+
+# stop_dovecot DIR: stop the Dovecot instance that imap-stack.sh started in DIR (its config is
+# DIR/dovecot/dovecot.conf), if one runs, and wait until its processes are gone: TERM to its
+# master, then TERM and at last KILL to any of its processes still there. Its processes are
+# those working in DIR/dovecot (the master and its services, in base_dir) or DIR/imap (a
+# user's imap process, in its home). Stop the Postfix instance first: its smtpd processes
+# hold connections to Dovecot's auth service, which keeps auth, log and anvil up.
+_dovecot_procs() {
+    local p cwd
+    for p in /proc/[0-9]*; do
+        cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+        case $cwd in "$1"/dovecot | "$1"/dovecot/* | "$1"/imap | "$1"/imap/*) printf '%s\n' "${p#/proc/}" ;; esac
+    done
+}
+stop_dovecot() {
+    local d=$1 pid= p
+    [[ -f $d/dovecot/dovecot.conf ]] || return 0
+    if [[ -r $d/dovecot/run/master.pid ]]; then read -r pid <"$d/dovecot/run/master.pid" || true; fi
+    if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-c $d/dovecot/dovecot.conf"; then
+        kill -TERM "$pid" 2>/dev/null
+    fi
+    for _ in $(seq 50); do
+        [[ -z $(_dovecot_procs "$d") ]] && return 0
+        sleep 0.1
+    done
+    for p in $(_dovecot_procs "$d"); do kill -TERM "$p" 2>/dev/null; done
+    sleep 1
+    if [[ -n $(_dovecot_procs "$d") ]]; then
+        echo "stop_dovecot: killing what is left of Dovecot in $d: $(_dovecot_procs "$d" | tr '\n' ' ')" >&2
+        for p in $(_dovecot_procs "$d"); do kill -KILL "$p" 2>/dev/null; done
+    fi
+    return 0
 }

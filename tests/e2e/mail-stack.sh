@@ -17,7 +17,8 @@
 #   DIR/queue/      queue_directory          DIR/data/   data_directory
 #   DIR/maillog     maillog_file             DIR/bin/mancala   the referee (mode 755)
 #   DIR/home/USER/  the users' homes, each with ~/Maildir/ (home_mailbox = Maildir/)
-#   DIR/etc-backups/  /etc/passwd- and the like, as they were (useradd and userdel rewrite them)
+#   DIR/etc-backups/  /etc/passwd- and the like, as they were (useradd and userdel rewrite them),
+#                   and the time of /var/mail (procmail makes /var/mail/mcr-referee, userdel removes it)
 # Postfix listens on 127.0.0.1:PORT, PORT = $E2E_SMTP_PORT or 2525 (chroot off), and is
 # started and stopped with `postfix -c DIR/postfix start|stop`. As root, postfix, postconf,
 # postqueue and postsuper take -c DIR/postfix without alternate_config_directories.
@@ -87,13 +88,19 @@
 #       { EXITCODE=75 HOST }
 #
 # Reset between tests: see clear_maildirs in tests/e2e/lib.sh.
+#
+# imap-stack.sh runs on top of this stack (as its COMMAND) for the operator with only an IMAP
+# account: a Dovecot of its own, referee.example delivered into Dovecot's Maildir instead of
+# to procmail, and authenticated SMTP submission ports. Its packages (dovecot-imapd, isync,
+# openssl) are installed here with the others.
 set -euo pipefail
 
 started=$SECONDS
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/e2e/lib.sh
 source "$here/lib.sh"
-packages=(postfix procmail swaks mutt s-nail tmux)
+# (dovecot-imapd, isync and openssl: for imap-stack.sh, the IMAP operator's set-up.)
+packages=(postfix procmail swaks mutt s-nail tmux dovecot-imapd isync openssl)
 port=${E2E_SMTP_PORT:-2525}
 prefix=/tmp/mancala-e2e.
 
@@ -126,9 +133,24 @@ postfix postfix/main_mailer_type select Local only
 postfix postfix/mailname string localhost
 SEL
     export DEBIAN_FRONTEND=noninteractive
+    # The packages' scripts must not start the system's Postfix or Dovecot (invoke-rc.d would,
+    # on a machine without systemd): where no policy-rc.d says no already, one that does is
+    # there for the install only.
+    policy=/usr/sbin/policy-rc.d policy_made=
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\n# tests/e2e/mail-stack.sh, for one apt-get install only\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        policy_made=1
+        trap 'rm -f "$policy"' EXIT
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
+    fi
     aptlog=$(mktemp)
-    if ! { apt-get -qq update && apt-get -qq install -y --no-install-recommends \
-        -o Dpkg::Use-Pty=0 "${missing[@]}"; } >"$aptlog" 2>&1; then
+    apt_ok=1
+    { apt-get -qq update && apt-get -qq install -y --no-install-recommends \
+        -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=120 "${missing[@]}"; } >"$aptlog" 2>&1 || apt_ok=
+    if [[ -n $policy_made ]]; then rm -f "$policy" && trap - EXIT; fi
+    if [[ -z $apt_ok ]]; then
         cat "$aptlog" >&2
         rm -f "$aptlog"
         die "could not install ${missing[*]}"
@@ -144,6 +166,13 @@ procs_in() {
         cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
         if [[ $cwd == "$1" || $cwd == "$1"/* ]]; then printf '%s\n' "${p#/proc/}"; fi
     done
+}
+
+# Tell the Postfix instance of DIR to stop, if it runs (without waiting: see stop_instance).
+stop_postfix() {
+    if [[ -f $1/postfix/main.cf ]] && postfix -c "$1/postfix" status >/dev/null 2>&1; then
+        postfix -c "$1/postfix" stop >/dev/null 2>&1 || say "warning: postfix -c $1/postfix stop failed"
+    fi
 }
 
 # Stop the instance of DIR (if it runs) and wait until its processes are gone.
@@ -180,16 +209,21 @@ remove_user() {
 
 # The backups that useradd and userdel rewrite (see 5.).
 etc_backups=(/etc/passwd- /etc/group- /etc/shadow- /etc/gshadow- /etc/subuid- /etc/subgid-)
-restore_etc_backups() {
-    local f
-    [[ -d $dir/etc-backups ]] || return 0
+restore_etc_backups() {  # [DIR]: from DIR/etc-backups (default: this run's)
+    local f b=${1:-$dir}/etc-backups
+    [[ -d $b ]] || return 0
     for f in "${etc_backups[@]}"; do
-        if [[ -e $dir/etc-backups/${f##*/} ]]; then
-            cp -p "$dir/etc-backups/${f##*/}" "$f" || say "warning: could not put back $f"
+        if [[ -e $b/${f##*/} ]]; then
+            cp -p "$b/${f##*/}" "$f" || say "warning: could not put back $f"
         elif [[ -e $f ]]; then
             rm -f "$f"
         fi
     done
+    # procmail makes the referee's system mailbox (/var/mail/mcr-referee, empty) when it
+    # starts, and userdel -r removes it again: put back the mail spool's time as well.
+    if [[ -s $b/mail-spool.mtime ]] && ! compgen -G "/var/mail/mcr-*" >/dev/null; then
+        touch -m -d "$(cat "$b/mail-spool.mtime")" /var/mail || say "warning: could not put back the time of /var/mail"
+    fi
 }
 
 dir= child=
@@ -208,6 +242,8 @@ teardown() {
             echo "--- tail ~${E2E_USERS[0]}/procmail.log" >&2
             tail -n 30 "$dir/home/${E2E_USERS[0]}/procmail.log" >&2 2>/dev/null
         fi
+        stop_postfix "$dir"
+        stop_dovecot "$dir"  # (lib.sh; imap-stack.sh stops it itself, unless it was killed)
         stop_instance "$dir"
     fi
     for u in "${E2E_USERS[@]}"; do remove_user "$u"; done
@@ -222,18 +258,28 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-# 2. What a crashed run left: its instance, its directory, its users.
-for d in "$prefix"*; do
+# 2. What a crashed run left: its instances (Postfix, and imap-stack.sh's Dovecot), its
+# users, the backups of /etc it would have put back, its directory.
+leftovers=()
+# (ls -dt: newest first, so that the oldest run's backups, the machine as it was, go back last)
+# shellcheck disable=SC2012
+for d in $(ls -dt "$prefix"* 2>/dev/null); do
     [[ -d $d && -e $d/.mancala-e2e ]] || continue
     say "removing $d, left by an earlier run"
+    stop_postfix "$d"
+    stop_dovecot "$d"
     stop_instance "$d"
-    rm -rf "$d"
+    leftovers+=("$d")
 done
 for u in "${E2E_USERS[@]}"; do
     if id -u "$u" >/dev/null 2>&1 || getent group "$u" >/dev/null; then
         say "removing user $u, left by an earlier run"
         remove_user "$u"
     fi
+done
+for d in "${leftovers[@]}"; do
+    restore_etc_backups "$d"
+    rm -rf "$d"
 done
 
 smtp_greets() {
@@ -301,6 +347,7 @@ install -d -m 700 "$dir/etc-backups"
 for f in "${etc_backups[@]}"; do
     if [[ -e $f ]]; then cp -p "$f" "$dir/etc-backups/"; fi
 done
+if [[ -d /var/mail ]]; then stat -c %y /var/mail >"$dir/etc-backups/mail-spool.mtime"; fi
 for u in "${E2E_USERS[@]}"; do
     useradd --system --home-dir "$dir/home/$u" --create-home --user-group --shell /usr/sbin/nologin \
         --comment "mancala e2e test (tests/e2e/mail-stack.sh)" "$u"

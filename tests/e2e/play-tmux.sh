@@ -2,7 +2,7 @@
 # `mancala play` as a person sees it: in a real terminal (tmux), keys typed
 # with send-keys, the screen read with capture-pane. Prints `N passed, M failed`.
 set -uo pipefail
-bin=${1:-${MANCALA_BIN:-$(dirname "$0")/../../target/x86_64-unknown-linux-gnu/release/mancala}}
+bin=${1:-${MANCALA_BIN:-$(dirname "$0")/../../target/release/mancala}}
 bin=$(realpath "$bin")
 command -v tmux >/dev/null || { echo "tmux is missing (apt-get install tmux)" >&2; exit 1; }
 dir=$(mktemp -d)
