@@ -29,7 +29,7 @@
 #    from a client authenticated by SASL (smtpd_sasl_type = dovecot, smtpd_sasl_path =
 #    inet:127.0.0.1:$E2E_SASL_PORT; smtpd_client_restrictions = permit_sasl_authenticated,
 #    reject), and only with the login's own address as envelope sender
-#    (reject_sender_login_mismatch). No TLS on it: see IMAP.md for why (the referee's client
+#    (reject_sender_login_mismatch). No TLS on it: see README.md's IMAP section for why (the referee's client
 #    verifies certificates against the webpki roots only, and no loopback certificate
 #    chains to them). The same, with TLS, for the tests that show this:
 #    127.0.0.1:$E2E_STARTTLS_PORT (10588: STARTTLS offered, AUTH only after it) and
