@@ -46,6 +46,24 @@ pub enum Transport {
 /// The environment variables that hold SMTP credentials.
 pub const SMTP_USER_VAR: &str = "MANCALA_SMTP_USER";
 pub const SMTP_PASSWORD_VAR: &str = "MANCALA_SMTP_PASSWORD";
+/// A PEM file of root certificates trusted besides the public CAs (a
+/// server with a private CA's certificate, as a test's).
+pub const SMTP_CA_VAR: &str = "MANCALA_SMTP_CA";
+
+/// TLS for `host`: the public CAs (webpki roots), and those of
+/// `MANCALA_SMTP_CA` if set.
+fn tls_parameters(host: &str) -> Result<TlsParameters, SendError> {
+    let mut builder = TlsParameters::builder(host.to_string());
+    if let Some(path) = std::env::var_os(SMTP_CA_VAR).filter(|p| !p.is_empty()) {
+        let shown = std::path::Path::new(&path).display().to_string();
+        // Unreadable now, perhaps readable later: keep the mail and retry.
+        let pem = std::fs::read(&path).map_err(|e| transient(format!("{SMTP_CA_VAR} {shown}: {e}")))?;
+        let ca = lettre::transport::smtp::client::Certificate::from_pem(&pem)
+            .map_err(|e| transient(format!("{SMTP_CA_VAR} {shown}: {e}")))?;
+        builder = builder.add_root_certificate(ca);
+    }
+    builder.build().map_err(permanent)
+}
 
 impl FromStr for Transport {
     type Err = String;
@@ -207,7 +225,7 @@ impl Transport {
                 port,
                 implicit_tls,
             } => {
-                let params = TlsParameters::new(host.clone()).map_err(permanent)?;
+                let params = tls_parameters(host)?;
                 let tls = if *implicit_tls {
                     Tls::Wrapper(params)
                 } else {

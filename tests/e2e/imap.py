@@ -345,8 +345,8 @@ def game_by_imap():
 def unverifiable_certificate():
     """The referee's client (lettre, rustls, the webpki roots only) refuses a server whose
     certificate it cannot verify, on STARTTLS (smtp://, offered and taken) as on implicit TLS
-    (smtps://): no AUTH, no reply, and the mail waits in new/ for the next run (exit 75); a run
-    with the plain submission port then sends the replies, once."""
+    (smtps://): no AUTH, no reply, and the mail waits in new/ for the next run (exit 75); told
+    to trust the run's CA (MANCALA_SMTP_CA), it then sends the replies over TLS, once."""
     setup()
     g.send(PLAYERS["Alice"], [REFEREE], g.compose(PLAYERS["Alice"], "a game?", f"new wari with Bob <{PLAYERS['Bob']}>\n"))
     wait_server(1)
@@ -363,9 +363,13 @@ def unverifiable_certificate():
     assert re.search(rf"submission-{STARTTLS_PORT}/smtpd\[\d+\]: SSL_accept error", maillog()), logs()
     assert re.search(rf"submission-{SMTPS_PORT}/smtpd\[\d+\]: SSL_accept error", maillog()), logs()
     assert not re.search(rf"submission-({STARTTLS_PORT}|{SMTPS_PORT})/smtpd\[\d+\]: \w+: client=", maillog())
-    log = run()
+    # Told to trust the run's CA (MANCALA_SMTP_CA), the referee sends over implicit TLS,
+    # AUTH inside it, once.
+    log = referee(f"smtps://127.0.0.1:{SMTPS_PORT}", MANCALA_SMTP_CA=CA)
+    wait_idle()
     assert "started by this mail before; sending what did not go" in log, log
     exactly(1, 1)
+    assert re.search(rf"submission-{SMTPS_PORT}/smtpd\[\d+\]: \w+: client=.*sasl_method=", maillog()), logs()
     state = local_state()
     assert state["new"] == [] and len(state["cur"]) == 1, state
 
