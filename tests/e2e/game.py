@@ -49,7 +49,9 @@ REFEREE = "referee@referee.example"
 SHEETS = "sheets@referee.example"
 PLAYERS = {"Alice": "alice@players.example", "Bob": "bob@players.example"}
 # The accounts behind the addresses (made by mail-stack.sh; E2E_USERS in lib.sh).
-ACCOUNT = {"referee": "mcr-referee", "alice": "mcr-alice", "bob": "mcr-bob", "carol": "mcr-carol"}
+ACCOUNT = {"referee": "mcr-referee", "alice": "mcr-alice", "bob": "mcr-bob", "carol": "mcr-carol",
+           "bill": "mcr-bill"}
+BILL = "bill@players.example"
 TIMEOUT = 20.0
 
 
@@ -323,6 +325,51 @@ def deferred_while_store_unwritable():
         assert position["ply"] == 1 and position["south"][1] == 0, position
 
 
+def bills_own_mailbox():
+    """The broadcast's way: Alice replies to Bill's own address with the board and her first
+    move; Bill's procmail filter (mancala mail --owner ... --filter) referees it, answers her
+    through Postfix, and files Bill's copy of the new board in his inbox; Bill moves by
+    replying to his copy, to his own address. Mail about no game reaches him unchanged."""
+    clear()
+    broadcast = open(os.path.join(REPO, "tests/data/seed-000.txt")).read()
+    send(PLAYERS["Alice"], [BILL], compose(f"Yourname <{PLAYERS['Alice']}>", "Re: Super-Wari",
+                                           "Move: c\n", quoted=broadcast, to=f"Bill Taylor <{BILL}>"))
+    bill_mails, alice_mails = 1, 1
+    for turn in range(8):
+        wait_for("bill", bill_mails)
+        wait_for("alice", alice_mails)
+        copy, answer = newest("bill"), newest("alice")
+        copy_body, answer_body = body_of(copy), body_of(answer)
+        assert "no move was played" not in copy_body + answer_body, copy_body + answer_body
+        position = show_json(copy_body)
+        assert position == show_json(answer_body), "Bill's copy and Alice's mail show one board"
+        assert answer["From"].addresses[0].addr_spec == BILL, answer["From"]
+        legal = position["legal"]
+        if position["to_move"] == "north":  # Bill presses reply on his copy
+            reply_to = copy["Reply-To"].addresses[0].addr_spec
+            assert reply_to == BILL, reply_to
+            send(BILL, [reply_to], compose(f"Bill Taylor <{BILL}>", "Re: Super-Wari", f"move {legal[-1]}\n",
+                                           quoted=copy_body, to=reply_to))
+        else:
+            send(PLAYERS["Alice"], [BILL], compose(PLAYERS["Alice"], "Re: Super-Wari", f"move {legal[0]}\n",
+                                                   quoted=answer_body, to=BILL))
+        bill_mails += 1
+        alice_mails += 1
+    wait_for("bill", bill_mails)
+    wait_for("alice", alice_mails)
+    assert show_json(body_of(newest("bill")))["ply"] >= 9
+    # A mail about no game reaches Bill as it was sent.
+    lunch = compose(PLAYERS["Bob"], "Lunch?", "Lunch tomorrow? I could move a chair.\n", to=BILL)
+    send(PLAYERS["Bob"], [BILL], lunch)
+    wait_for("bill", bill_mails + 1)
+    wait_idle()
+    got = newest("bill")
+    sent_id = re.search(rb"^Message-ID: (<[^>]+>)$", lunch, re.M).group(1).decode()
+    assert got["Message-ID"] == sent_id and got["Subject"] == "Lunch?", (got["Message-ID"], sent_id)
+    assert body_of(got).strip() == "Lunch tomorrow? I could move a chair.", body_of(got)
+    assert count("bob") == 0, "nothing is sent about a mail that is no game"
+
+
 def never_answered():
     clear()
     sheet = subprocess.run([MANCALA, "new", "wari"], capture_output=True, text=True, check=True).stdout
@@ -357,6 +404,7 @@ def main():
               ("illegal move", illegal_move),
               ("a move deferred (exit 75) while the store is unwritable", deferred_while_store_unwritable),
               ("bounce and auto-reply", never_answered),
+              ("a whole game on Bill's own mailbox, through his procmail filter", bills_own_mailbox),
               ("replies made by mutt and s-nail", client_made_replies)]
     # game.py [WORD...]: only the tests whose name has one of the words (for a quick look:
     # tests/e2e/mail-stack.sh BIN python3 tests/e2e/game.py deferred).

@@ -11,7 +11,7 @@
 
 # The test's own accounts (mail-stack.sh makes and removes them; the referee first).
 # Their addresses: referee@referee.example, alice@players.example, ... (see mail-stack.sh).
-E2E_USERS=(mcr-referee mcr-alice mcr-bob mcr-carol)
+E2E_USERS=(mcr-referee mcr-alice mcr-bob mcr-carol mcr-bill)
 
 _home() { getent passwd "$1" | cut -d: -f6; }
 _maildir() { printf '%s/Maildir' "$(_home "$1")"; }

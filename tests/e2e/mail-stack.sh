@@ -304,7 +304,7 @@ cat >"$conf/virtual_regexp" <<'MAP'
 # written by tests/e2e/mail-stack.sh
 /^referee(\+[^@]*)?@referee\.example$/              mcr-referee${1}@localhost
 /^sheets@referee\.example$/                         mcr-referee+sheets@localhost
-/^(alice|bob|carol)(\+[^@]*)?@players\.example$/    mcr-${1}${2}@localhost
+/^(alice|bob|carol|bill)(\+[^@]*)?@players\.example$/    mcr-${1}${2}@localhost
 MAP
 postconf -c "$conf" -e \
     "queue_directory=$dir/queue" \
@@ -371,6 +371,30 @@ for want in "^PATH=$dir/bin:" "^SEND=smtp://127\.0\.0\.1:$port\$" '^| mancala ma
 done
 chown "$ru:$ru" "$rh/.forward" "$rh/.procmailrc"
 chmod 644 "$rh/.forward" "$rh/.procmailrc"
+
+# 6b. Bill's own mailbox, refereed by a procmail filter (README: "Bill's own mailbox").
+bu=mcr-bill
+bh=$dir/home/$bu
+printf '%s\n' '"|/usr/bin/procmail -p -t"' >"$bh/.forward"
+cat >"$bh/.procmailrc" <<RC
+# written by tests/e2e/mail-stack.sh
+SHELL=/bin/sh
+PATH=$dir/bin:/usr/bin:/bin
+MAILDIR=\$HOME
+DEFAULT=\$HOME/Maildir/
+LOGFILE=\$HOME/procmail.log
+
+# The referee's own mail (a loop) and automatic mail pass through untouched.
+:0 fw
+* !^X-Loop: *bill@players\.example
+| mancala mail --owner 'Bill Taylor <bill@players.example>' --filter --send smtp://127.0.0.1:$port
+
+# If the filter failed (exit 75: a reply could not be sent), keep the mail queued.
+:0 e
+{ EXITCODE=75 HOST }
+RC
+chown "$bu:$bu" "$bh/.forward" "$bh/.procmailrc"
+chmod 644 "$bh/.forward" "$bh/.procmailrc"
 
 # 7. Start the instance and wait for its 220 greeting.
 out=$(postfix -c "$conf" check 2>&1) || { printf '%s\n' "$out" >&2; die "postfix -c $conf check failed"; }
