@@ -30,7 +30,13 @@ fn answer(raw: &[u8]) -> Decision {
 fn replies(raw: &[u8]) -> Vec<Outgoing> {
     match answer(raw) {
         Decision::Send { mail, .. } => {
-            assert!(!mail.is_empty() && mail.iter().all(|m| m.body == mail[0].body));
+            // Each reader's own mail (what is awaited of them), one board.
+            assert!(!mail.is_empty());
+            let boards: Vec<Option<usize>> = mail
+                .iter()
+                .map(|m| Sheet::parse(&m.body).ok().map(|s| s.game.ply()))
+                .collect();
+            assert!(boards.iter().all(|b| *b == boards[0]), "{boards:?}");
             mail
         }
         other => panic!("no reply: {other:?}"),
@@ -194,17 +200,27 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
         addresses(&replies(mail.as_bytes())),
         ["you@players.example", "bill@players.example"]
     );
-    assert_eq!(out.subject, "Re: Super-Wari?");
+    assert_eq!(
+        out.subject,
+        "Super-Wari game: Yourname played c, Bill to move"
+    );
     assert_eq!(out.in_reply_to.as_deref(), Some("start@players.example"));
     assert!(
         out.body
-            .starts_with("Super-Wari game: Yourname played c.\n"),
+            .starts_with("Super-Wari game: Yourname played c, Bill to move\n"),
         "{}",
         out.body
     );
-    assert!(out
+    // How to move is told to Bill, whose move it is, not to the one who moved.
+    let bill = replies(mail.as_bytes()).remove(1);
+    assert!(bill
         .body
         .contains("It is Bill's move (North). Legal moves: a, b, c, d, e, f, g, h."));
+    assert_eq!(
+        bill.subject,
+        "Super-Wari game: Yourname played c, your move"
+    );
+    assert!(!out.body.contains("Legal moves"), "{}", out.body);
     assert!(
         !out.body.contains("writes:"),
         "a pasted broadcast is not relayed as a comment"

@@ -242,6 +242,27 @@ pub fn subject_of(body: &str) -> String {
     }
 }
 
+/// What a mail after a move says first to `reader`: the news and what is
+/// awaited of them (`Bob played e, your move`, `..., Alice to move`), or
+/// at the end the result (`game over: Alice wins 28-20`).
+pub fn headline(sheet: &Sheet, news: &str, reader: crate::engine::Side) -> String {
+    let news = news.trim().trim_end_matches('.');
+    match (sheet.game.outcome(), sheet.game.to_move()) {
+        (Some(outcome), _) => format!("game over: {}", result_words(sheet, &outcome)),
+        (None, Some(side)) if side == reader => format!("{news}, your move"),
+        (None, Some(side)) => format!("{news}, {} to move", sheet.name(side)),
+        (None, None) => news.to_string(),
+    }
+}
+
+/// How to move is told to the player to move alone (and the end to both).
+pub fn next_for(sheet: &Sheet, reader: crate::engine::Side) -> Next<'static> {
+    match sheet.game.to_move() {
+        Some(side) if side != reader => Next::Nothing,
+        _ => Next::Moves,
+    }
+}
+
 /// `Alice wins 28-20`, `a draw, 24-24`, `Bob wins (Alice resigned)`.
 pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
     use crate::engine::EndReason;

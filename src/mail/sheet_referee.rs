@@ -203,29 +203,39 @@ impl SheetReferee {
         let mover = sheet.name(side).to_string();
         // A pasted sheet: the player's words cannot be told from the paste.
         let comment: &[String] = if pasted { &[] } else { &letter.comment };
-        let mut body = sheet_body(
-            &game_line(&sheet, &news),
-            Some((&mover, comment)),
-            &sheet,
-            Next::Moves,
-        );
-        body.push_str(&signature());
-        let mut to: Vec<Mailbox> = Vec::new();
+        // One mail to each address, headed with what is awaited of its reader.
+        let mut readers: Vec<(Mailbox, Side)> = Vec::new();
         for s in Side::BOTH {
             if let Some(m) = mailbox_of(sheet.players.get(s)) {
-                if !to
-                    .iter()
-                    .any(|a| a.address.eq_ignore_ascii_case(&m.address))
+                match readers
+                    .iter_mut()
+                    .find(|(a, _)| a.address.eq_ignore_ascii_case(&m.address))
                 {
-                    to.push(m);
+                    // One address on both seats: the mail is the mover's.
+                    Some(reader) if sheet.game.to_move() == Some(s) => reader.1 = s,
+                    Some(_) => {}
+                    None => readers.push((m, s)),
                 }
             }
         }
-        let mail = to
+        let mail = readers
             .into_iter()
             .enumerate()
-            .map(|(n, m)| {
-                Outgoing::reply(letter, self.message_id(letter, n), m, body.clone())
+            .map(|(n, (m, reader))| {
+                let mut first = game_line(&sheet, &compose::headline(&sheet, &news, reader));
+                if sheet.game.is_over() {
+                    first.push_str("\n\n");
+                    first.push_str(note(&news).trim_end());
+                }
+                let body = sheet_body(
+                    &first,
+                    Some((&mover, comment)),
+                    &sheet,
+                    compose::next_for(&sheet, reader),
+                ) + &signature();
+                let subject = compose::subject_of(&body);
+                Outgoing::reply(letter, self.message_id(letter, n), m, body)
+                    .with_subject(subject)
                     .with_html(Some(&sheet))
             })
             .collect();

@@ -57,7 +57,8 @@ fn tls_parameters(host: &str) -> Result<TlsParameters, SendError> {
     if let Some(path) = std::env::var_os(SMTP_CA_VAR).filter(|p| !p.is_empty()) {
         let shown = std::path::Path::new(&path).display().to_string();
         // Unreadable now, perhaps readable later: keep the mail and retry.
-        let pem = std::fs::read(&path).map_err(|e| transient(format!("{SMTP_CA_VAR} {shown}: {e}")))?;
+        let pem =
+            std::fs::read(&path).map_err(|e| transient(format!("{SMTP_CA_VAR} {shown}: {e}")))?;
         let ca = lettre::transport::smtp::client::Certificate::from_pem(&pem)
             .map_err(|e| transient(format!("{SMTP_CA_VAR} {shown}: {e}")))?;
         builder = builder.add_root_certificate(ca);

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::command::Command;
 use super::compose::{
-    self, game_line, key_block, mailbox_of, note, sheet_body, signature, Next, Outgoing,
+    self, game_line, key_block, mailbox_of, note, sheet_body, signature, Outgoing,
 };
 use super::delivery::{flush, DeliveryError, Postman, Report};
 use super::incoming::Mailbox;
@@ -329,11 +329,7 @@ impl Scene<'_> {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        // How to move, only to the one who is to.
-        let next = match self.sheet.game.to_move() {
-            Some(to_move) if to_move != side => Next::Nothing,
-            _ => Next::Moves,
-        };
+        let next = compose::next_for(&self.sheet, side);
         self.mail(side, sheet_body(&top, comment, &self.sheet, next))
     }
 
@@ -341,30 +337,13 @@ impl Scene<'_> {
     /// headed with what is awaited of them ("your move", "Alice to move")
     /// or, at the end, the result.
     fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
-        let news = news.trim().trim_end_matches('.');
+        // At the end the result leads, and the news follows it.
+        let said = self.sheet.game.is_over().then(|| news.trim().to_string());
         Side::BOTH
             .iter()
             .filter_map(|&side| {
-                let game = &self.sheet.game;
-                match (game.outcome(), game.to_move()) {
-                    (Some(outcome), _) => {
-                        let result = compose::result_words(&self.sheet, &outcome);
-                        self.board(
-                            side,
-                            &format!("game over: {result}"),
-                            Some(&format!("{news}.")),
-                            comment,
-                        )
-                    }
-                    (None, Some(to_move)) if to_move == side => {
-                        self.board(side, &format!("{news}, your move"), None, comment)
-                    }
-                    (None, Some(to_move)) => {
-                        let awaited = format!("{news}, {} to move", self.sheet.name(to_move));
-                        self.board(side, &awaited, None, comment)
-                    }
-                    (None, None) => self.board(side, news, None, comment),
-                }
+                let first = compose::headline(&self.sheet, news, side);
+                self.board(side, &first, said.as_deref(), comment)
             })
             .collect()
     }
