@@ -167,6 +167,34 @@ fn bob_declines(world: &World, inviter: &str, message_id: &str) {
 }
 
 #[test]
+fn a_players_name_comes_from_their_own_from_display_name() {
+    let world = World::new("names");
+    let out = world.deliver(&format!(
+        "From: Alice Liddell <{ALICE}>\nMessage-ID: <nm@x>\n\nnew wari with {BOB}\n"
+    ));
+    let invitation = to(&out, BOB);
+    assert_eq!(world.the_game().south.name, "Alice Liddell");
+    assert_eq!(
+        world.the_game().north.name,
+        "bob",
+        "until Bob says otherwise"
+    );
+    let mut accept = press_reply(BOB, &invitation, "accept", "nm1@x");
+    accept = accept.replacen(
+        &format!("From: {BOB}"),
+        &format!("From: Bob Smith <{BOB}>"),
+        1,
+    );
+    let out = world.deliver(&accept);
+    assert_eq!(world.the_game().north.name, "Bob Smith");
+    assert!(
+        to(&out, ALICE).body.contains("Bob Smith accepted"),
+        "{}",
+        out[0].body
+    );
+}
+
+#[test]
 fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_a_day() {
     let world = World::new("decline");
     let invite = |from: &str, n: u32| {

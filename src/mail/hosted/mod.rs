@@ -435,6 +435,19 @@ impl Scene<'_> {
                 return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
             }
             Standing::Invited { invitee } => {
+                // The invitee's name as they give it (their From display name),
+                // not as the inviter wrote it.
+                let registered = record.player(invitee).address.clone();
+                if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
+                    if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
+                        let name = compose::clean_name(name);
+                        match invitee {
+                            Side::South => record.south.name = name.clone(),
+                            Side::North => record.north.name = name.clone(),
+                        }
+                        self.sheet.players.get_mut(invitee).name = name;
+                    }
+                }
                 if has(&Command::Decline) {
                     record.standing = Standing::Declined;
                     record.last_activity = now;
