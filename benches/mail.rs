@@ -14,6 +14,7 @@ use mancala::engine::{Ruleset, Side, SplitMix64};
 use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
+use mancala::mail::Referee;
 use mancala::sheet::{Players, Sheet};
 use mancala::store::Store;
 

@@ -13,6 +13,7 @@ use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
+use mancala::mail::Referee;
 use mancala::store::Store;
 
 mod common;

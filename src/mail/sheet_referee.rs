@@ -37,40 +37,19 @@ impl super::Referee for SheetReferee {
         &self.identity
     }
 
-    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
-        SheetReferee::deliver(self, letter, postman)
-    }
-
-    fn deliver_too_large(
-        &self,
-        letter: &Letter,
-        limit: usize,
-        postman: &dyn Postman,
-    ) -> Result<Report, DeliveryError> {
-        SheetReferee::deliver_too_large(self, letter, limit, postman)
-    }
-}
-
-impl SheetReferee {
-    pub fn new(address: &str) -> SheetReferee {
-        SheetReferee {
-            identity: Identity::new(address),
-        }
-    }
-
     /// Decides, then sends.
     ///
     /// # Errors
     /// When a reply could not be sent and trying later may help.
-    pub fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
         self.send(self.decide(letter), postman)
     }
 
     /// The answer to a mail over the size limit, read only in part.
     ///
     /// # Errors
-    /// As [`SheetReferee::deliver`].
-    pub fn deliver_too_large(
+    /// As [`Referee::deliver`](super::Referee::deliver).
+    fn deliver_too_large(
         &self,
         letter: &Letter,
         limit: usize,
@@ -81,6 +60,14 @@ impl SheetReferee {
             Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None),
         };
         self.send(decision, postman)
+    }
+}
+
+impl SheetReferee {
+    pub fn new(address: &str) -> SheetReferee {
+        SheetReferee {
+            identity: Identity::new(address),
+        }
     }
 
     fn send(&self, decision: Decision, postman: &dyn Postman) -> Result<Report, DeliveryError> {

@@ -43,34 +43,12 @@ impl super::Referee for HostedReferee {
         &self.identity
     }
 
-    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
-        HostedReferee::deliver(self, letter, postman)
-    }
-
-    fn deliver_too_large(
-        &self,
-        letter: &Letter,
-        limit: usize,
-        postman: &dyn Postman,
-    ) -> Result<Report, DeliveryError> {
-        HostedReferee::deliver_too_large(self, letter, limit, postman)
-    }
-}
-
-impl HostedReferee {
-    pub fn new(address: &str, store: Store) -> HostedReferee {
-        HostedReferee {
-            identity: Identity::new(address),
-            store,
-        }
-    }
-
     /// Handles one mail from end to end.
     ///
     /// # Errors
     /// When the store or a send failed in a way a later try may mend
     /// (exit 75): what was done is kept, and the retry finishes it.
-    pub fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
+    fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
         let from = match letter.sender(&self.identity) {
             Ok(from) => from.clone(),
             Err(why) => return Ok(Report::ignored(why)),
@@ -86,8 +64,8 @@ impl HostedReferee {
     /// A mail over the size limit: the sender is told, within their daily answers.
     ///
     /// # Errors
-    /// As [`HostedReferee::deliver`].
-    pub fn deliver_too_large(
+    /// As [`Referee::deliver`](super::Referee::deliver).
+    fn deliver_too_large(
         &self,
         letter: &Letter,
         limit: usize,
@@ -99,6 +77,15 @@ impl HostedReferee {
         };
         let secrets = self.store.secrets()?;
         self.refuse_keyless(&secrets, letter, &from, &Refusal::TooLarge(limit), postman)
+    }
+}
+
+impl HostedReferee {
+    pub fn new(address: &str, store: Store) -> HostedReferee {
+        HostedReferee {
+            identity: Identity::new(address),
+            store,
+        }
     }
 
     /// `id.event.recipient@domain`: what a reply answers and whom it is for.
