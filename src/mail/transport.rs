@@ -172,9 +172,12 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
         None => builder.singlepart(text).map_err(permanent),
         Some(html) => {
             let crlf = html.replace("\r\n", "\n").replace('\n', "\r\n");
+            // Already CRLF and short-lined: 8bit, so lettre need not re-scan it.
+            let body = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
+                .unwrap_or_else(|_| Body::new(crlf));
             let html = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
-                .body(Body::new(crlf));
+                .body(body);
             builder
                 .multipart(MultiPart::alternative().singlepart(text).singlepart(html))
                 .map_err(permanent)

@@ -69,7 +69,7 @@ pub fn board(sheet: &Sheet) -> String {
         };
         let _ = write!(
             out,
-            "<td data-pit=\"{}-{pit}\" width=\"42\"{shade} style=\"{style}\">{}</td>",
+            "<td data-pit=\"{}-{pit}\" width=\"42\"{shade} style=\"{style}\">{}</td>\n",
             side.as_str(),
             position.stones(side, pit)
         );
@@ -82,7 +82,7 @@ pub fn board(sheet: &Sheet) -> String {
         for pit in order {
             let _ = write!(
                 out,
-                "<td data-letter=\"{}-{pit}\" width=\"42\" style=\"{LETTER}\">{pit}</td>",
+                "<td data-letter=\"{}-{pit}\" width=\"42\" style=\"{LETTER}\">{pit}</td>\n",
                 side.as_str()
             );
         }
@@ -90,7 +90,7 @@ pub fn board(sheet: &Sheet) -> String {
     };
     let owner = |side: Side| {
         format!(
-            "<td style=\"padding-left:10px;font-size:14px;text-align:left;white-space:nowrap\">{}'s pits</td>",
+            "<td style=\"padding-left:10px;font-size:14px;text-align:left;white-space:nowrap\">{}'s pits</td>\n",
             name(side)
         )
     };
@@ -100,7 +100,7 @@ pub fn board(sheet: &Sheet) -> String {
     let store_cell = |out: &mut String, side: Side| {
         let _ = write!(
             out,
-            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" width=\"42\" bgcolor=\"#eeeeee\" style=\"{CELL};background-color:#eeeeee\">{}</td>",
+            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" width=\"42\" bgcolor=\"#eeeeee\" style=\"{CELL};background-color:#eeeeee\">{}</td>\n",
             side.as_str(),
             name(side),
             store_word(rules.ruleset),
