@@ -67,9 +67,9 @@ pub fn board(sheet: &Sheet) -> String {
         } else {
             ""
         };
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<td data-pit=\"{}-{pit}\" width=\"42\"{shade} style=\"{style}\">{}</td>\n",
+            "<td data-pit=\"{}-{pit}\" width=\"42\"{shade} style=\"{style}\">{}</td>",
             side.as_str(),
             position.stones(side, pit)
         );
@@ -80,9 +80,9 @@ pub fn board(sheet: &Sheet) -> String {
             out.push_str("<td></td>");
         }
         for pit in order {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<td data-letter=\"{}-{pit}\" width=\"42\" style=\"{LETTER}\">{pit}</td>\n",
+                "<td data-letter=\"{}-{pit}\" width=\"42\" style=\"{LETTER}\">{pit}</td>",
                 side.as_str()
             );
         }
@@ -98,9 +98,9 @@ pub fn board(sheet: &Sheet) -> String {
     // North's row, left to right from its h; North's store at the west end.
     out.push_str("<tr>");
     let store_cell = |out: &mut String, side: Side| {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" width=\"42\" bgcolor=\"#eeeeee\" style=\"{CELL};background-color:#eeeeee\">{}</td>\n",
+            "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" width=\"42\" bgcolor=\"#eeeeee\" style=\"{CELL};background-color:#eeeeee\">{}</td>",
             side.as_str(),
             name(side),
             store_word(rules.ruleset),
