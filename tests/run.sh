@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it. Needs root for the end-to-end mail
-# tests (it installs Postfix, procmail, swaks, mutt, s-nail with apt-get)
-# and Python 3 with pip for the OpenSpiel cross-check.
+# tests (they install Postfix, procmail, swaks, mutt, s-nail, tmux, Dovecot,
+# isync, strace and Chromium with apt-get where missing) and Python 3 with
+# pip for the OpenSpiel cross-check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
