@@ -394,17 +394,6 @@ pub fn reply_subject(subject: &str) -> String {
     }
 }
 
-/// `Super-Wari game k7q2mx: Alice v Bob`: the same for every mail of a game.
-pub fn game_subject(sheet: &Sheet) -> String {
-    format!(
-        "{} game {}: {} v {}",
-        sheet.game.rules().ruleset.title(),
-        sheet.id.as_deref().unwrap_or("?"),
-        sheet.name(crate::engine::Side::South),
-        sheet.name(crate::engine::Side::North)
-    )
-}
-
 const PLACEHOLDER_NAMES: [&str; 4] = ["yourname", "south", "north", ""];
 
 pub fn is_placeholder(name: &str) -> bool {

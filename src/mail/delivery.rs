@@ -95,49 +95,70 @@ impl Report {
     }
 }
 
-/// Sends every pending reply of `ledger`, then saves once what went: a
-/// crash before that save sends them again next time, with the same
-/// Message-IDs (at-least-once, and a client shows one). A transient failure
-/// leaves that reply pending, goes on with the others, and is returned at
-/// the end.
-///
-/// # Errors
-/// The store, or the first transient send failure.
-pub fn flush(
-    ledger: &mut Ledger,
-    save: &mut dyn FnMut(&Ledger) -> Result<(), StoreError>,
+/// Hands one reply to the postman and notes how it went: `None` when it
+/// should go again later (the first such failure is kept in `retry`).
+fn post(
+    mail: &Outgoing,
     postman: &dyn Postman,
     report: &mut Report,
-) -> Result<(), DeliveryError> {
+    retry: &mut Option<SendError>,
+) -> Option<Delivery> {
+    match postman.send(mail) {
+        Ok(()) => {
+            report.sent.push(mail.message_id.clone());
+            Some(Delivery::Sent)
+        }
+        Err(e) if e.failure == Failure::Permanent => {
+            report
+                .refused
+                .push((mail.to.address.clone(), e.message.clone()));
+            Some(Delivery::Refused(e.message))
+        }
+        Err(e) => {
+            retry.get_or_insert(e);
+            None
+        }
+    }
+}
+
+/// What sending a ledger's pending replies did.
+#[must_use = "the ledger must be saved when settled, and a retry reported"]
+pub struct Flushed {
+    /// Some reply went (or was refused for good): the ledger changed and
+    /// its record should be saved.
+    pub settled: bool,
+    retry: Option<SendError>,
+}
+
+impl Flushed {
+    /// # Errors
+    /// The first transient send failure, so that the MTA tries again.
+    pub fn finish(self) -> Result<(), DeliveryError> {
+        match self.retry {
+            Some(e) => Err(DeliveryError::Send(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Sends every pending reply of `ledger` and settles those that went; the
+/// caller saves the record once after (a crash before that save sends them
+/// again next time, with the same Message-IDs: at-least-once, and a client
+/// shows one). A transient failure leaves that reply pending, goes on with
+/// the others, and is returned by [`Flushed::finish`].
+pub fn flush(ledger: &mut Ledger, postman: &dyn Postman, report: &mut Report) -> Flushed {
     let pending: Vec<Outgoing> = ledger.pending().map(Outgoing::from_envelope).collect();
-    let mut retry = None;
-    let settled = !pending.is_empty();
+    let mut flushed = Flushed {
+        settled: false,
+        retry: None,
+    };
     for mail in pending {
-        let delivery = match postman.send(&mail) {
-            Ok(()) => {
-                report.sent.push(mail.message_id.clone());
-                Delivery::Sent
-            }
-            Err(e) if e.failure == Failure::Permanent => {
-                report
-                    .refused
-                    .push((mail.to.address.clone(), e.message.clone()));
-                Delivery::Refused(e.message)
-            }
-            Err(e) => {
-                retry.get_or_insert(e);
-                continue;
-            }
-        };
-        ledger.settle(&mail.message_id, delivery);
+        if let Some(delivery) = post(&mail, postman, report, &mut flushed.retry) {
+            ledger.settle(&mail.message_id, delivery);
+            flushed.settled = true;
+        }
     }
-    if settled {
-        save(ledger)?;
-    }
-    match retry {
-        Some(e) => Err(DeliveryError::Send(e)),
-        None => Ok(()),
-    }
+    flushed
 }
 
 /// Sends replies kept nowhere (a game that lives in its mails): each is
@@ -152,20 +173,13 @@ pub fn send_all(
 ) -> Result<(), DeliveryError> {
     let mut retry = None;
     for out in mail {
-        match postman.send(out) {
-            Ok(()) => report.sent.push(out.message_id.clone()),
-            Err(e) if e.failure == Failure::Permanent => {
-                report.refused.push((out.to.address.clone(), e.message));
-            }
-            Err(e) => {
-                retry.get_or_insert(e);
-            }
-        }
+        post(out, postman, report, &mut retry);
     }
-    match retry {
-        Some(e) => Err(DeliveryError::Send(e)),
-        None => Ok(()),
+    Flushed {
+        settled: false,
+        retry,
     }
+    .finish()
 }
 
 /// A postman that keeps what it is given, and fails as told: for tests.

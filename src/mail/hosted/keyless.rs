@@ -254,22 +254,17 @@ impl HostedReferee {
         Ok(report)
     }
 
+    /// Sends what the sender is owed, then saves their record once.
     fn flush_sender(
         &self,
         sender: &mut SenderRecord,
         postman: &dyn Postman,
         report: &mut Report,
     ) -> Result<(), DeliveryError> {
-        let store = &self.store;
-        let mut kept = sender.clone();
-        flush(
-            &mut sender.ledger,
-            &mut |ledger| {
-                kept.ledger = ledger.clone();
-                store.save_sender(&kept)
-            },
-            postman,
-            report,
-        )
+        let flushed = flush(&mut sender.ledger, postman, report);
+        if flushed.settled {
+            self.store.save_sender(sender)?;
+        }
+        flushed.finish()
     }
 }

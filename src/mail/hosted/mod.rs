@@ -206,23 +206,18 @@ impl HostedReferee {
         Ok((kept, Some((lock, sender))))
     }
 
+    /// Sends what the game owes, then saves it once with what went.
     fn flush_game(
         &self,
         record: &mut GameRecord,
         postman: &dyn Postman,
         report: &mut Report,
     ) -> Result<(), DeliveryError> {
-        let store = &self.store;
-        let mut kept = record.clone();
-        flush(
-            &mut record.ledger,
-            &mut |ledger| {
-                kept.ledger = ledger.clone();
-                store.note_sent(&kept)
-            },
-            postman,
-            report,
-        )
+        let flushed = flush(&mut record.ledger, postman, report);
+        if flushed.settled {
+            self.store.note_sent(record)?;
+        }
+        flushed.finish()
     }
 }
 
