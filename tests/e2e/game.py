@@ -408,6 +408,12 @@ def main():
               ("replies made by mutt and s-nail", client_made_replies)]
     # game.py [WORD...]: only the tests whose name has one of the words (for a quick look:
     # tests/e2e/mail-stack.sh BIN python3 tests/e2e/game.py deferred).
+    run_tests(tests)
+
+
+def run_tests(tests):
+    """Runs (name, test) pairs, those named by a word on the command line if any; prints a
+    line a test and `N passed, M failed`, and exits 0 only when all of at least one passed."""
     if sys.argv[1:]:
         tests = [(name, test) for name, test in tests if any(word in name for word in sys.argv[1:])]
     passed = failed = 0

@@ -43,7 +43,6 @@ import ssl
 import subprocess
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -495,22 +494,7 @@ def main():
              ("a server certificate the referee cannot verify: the mail waits in new/", unverifiable_certificate),
              ("README's IMAP recipe as written: .mbsyncrc, referee-run, the crontab line", recipe_as_written),
              ("the submission port takes only the referee's login", submission_needs_login)]
-    if sys.argv[1:]:
-        tests = [(name, test) for name, test in tests if any(word in name for word in sys.argv[1:])]
-    passed = failed = 0
-    for name, test in tests:
-        started = time.time()
-        try:
-            result = test()
-            passed += 1
-            extra = f", {result} mails each" if isinstance(result, int) else ""
-            print(f"ok   {name} ({time.time() - started:.1f}s{extra})", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}", flush=True)
-            traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(0 if failed == 0 and passed > 0 else 1)
+    g.run_tests(tests)
 
 
 if __name__ == "__main__":
