@@ -12,7 +12,7 @@ use crate::mail::letter::Letter;
 use crate::mail::play::{play_turn, read_request, Refusal};
 use crate::mail::sheet_referee::seat_opponent;
 use crate::sheet::RawSheet;
-use crate::store::{self, Secrets, SenderRecord};
+use crate::store::{self, GameRecord, Secrets, SenderRecord};
 
 impl HostedReferee {
     pub(super) fn keyless(
@@ -36,18 +36,25 @@ impl HostedReferee {
                 Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
             };
         }
+        // The store read once for all this answer needs.
+        let listing = self.store.list();
+        let games: &[GameRecord] = listing.as_ref().map_or(&[], |l| &l.games);
         // A player is answered at their address as registered, however the
         // From spelt it.
-        let registered = self.registered(&from.address);
+        let registered = registered_in(games, &from.address);
         let from = registered.as_ref().unwrap_or(from);
-        let games = self.games_text(secrets, &from.address);
+        let games_text = self.games_text(
+            secrets,
+            listing.as_ref().map(|l| l.games.as_slice()),
+            &from.address,
+        );
         let help = letter.has(&Command::Help);
         let rules = letter.rules_asked();
-        let only_game = self.only_game_key(secrets, &from.address);
+        let only_game = self.only_game_key(secrets, games, &from.address);
         // Their boards and keys go to their own address, so a forger gains
         // nothing; how many a day depends on whether they have shown a key.
         let plays_here = registered.is_some();
-        self.answer_sender(secrets, letter, from, postman, |_| {
+        let answer = {
             let reply_to = only_game.filter(|_| plays_here && !help);
             let mut body = String::new();
             if let Some(ruleset) = rules {
@@ -65,7 +72,7 @@ impl HostedReferee {
                 body.push_str(&super::help_text(None));
             } else if plays_here {
                 body.push_str(&format!(
-                    "{} this mail carries no game key, so it moved nothing.\n\n{games}",
+                    "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
                     compose::REFEREE_LINE
                 ));
             } else {
@@ -76,25 +83,19 @@ impl HostedReferee {
                 body.push_str(&note(&Refusal::NoKey.to_string()));
             }
             (body, reply_to)
-        })
-    }
-
-    /// The mailbox `address` plays under here, as registered.
-    fn registered(&self, address: &str) -> Option<Mailbox> {
-        let listing = self.store.list().ok()?;
-        listing.games.iter().find_map(|g| {
-            let p = g.player(g.side_of(address)?);
-            Some(Mailbox {
-                name: Some(p.name.clone()),
-                address: p.address.clone()?,
-            })
-        })
+        };
+        let counted_as_player = plays_in(games, &from.address);
+        self.answer_sender(secrets, letter, from, counted_as_player, answer, postman)
     }
 
     /// The Reply-To of a player's one game still going, if they have one only.
-    fn only_game_key(&self, secrets: &Secrets, address: &str) -> Option<String> {
-        let listing = self.store.list().ok()?;
-        let mut going = listing.games.iter().filter_map(|g| {
+    fn only_game_key(
+        &self,
+        secrets: &Secrets,
+        games: &[GameRecord],
+        address: &str,
+    ) -> Option<String> {
+        let mut going = games.iter().filter_map(|g| {
             let side = g.side_of(address)?;
             let over = g.game().map_or(true, |game| game.is_over());
             (g.is_playing() && !over).then(|| secrets.token(&g.id, side))
@@ -144,50 +145,38 @@ impl HostedReferee {
         refusal: &Refusal,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let text = refusal.to_string();
-        self.answer_sender(secrets, letter, from, postman, |_| {
-            let body = format!(
-                "{} your mail was read, but nothing was done:\n\n{}",
-                compose::REFEREE_LINE,
-                note(&text)
-            );
-            (body, None)
-        })
+        let body = format!(
+            "{} your mail was read, but nothing was done:\n\n{}",
+            compose::REFEREE_LINE,
+            note(&refusal.to_string())
+        );
+        let plays_here = self.plays_here(&from.address);
+        self.answer_sender(secrets, letter, from, plays_here, (body, None), postman)
     }
 
-    /// One answer to `to`, kept in their ledger until sent, if they have
-    /// answers left today.
+    /// One answer (body, Reply-To) to `to`, kept in their ledger until
+    /// sent, if they have answers left today (more if `plays_here`).
     fn answer_sender(
         &self,
         secrets: &Secrets,
         letter: &Letter,
         to: &Mailbox,
+        plays_here: bool,
+        (body, reply_to): (String, Option<String>),
         postman: &dyn Postman,
-        body: impl FnOnce(bool) -> (String, Option<String>),
     ) -> Result<Report, DeliveryError> {
         let digest = secrets.address_digest(&to.address);
         let _lock = self.store.lock(&format!("sender-{digest}"))?;
         let mut sender = self.store.load_sender(&digest)?;
-        let plays_here = self.plays_here(&to.address);
         match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
             Some(report) => Ok(report),
-            None => {
-                let (body, reply_to) = body(plays_here);
-                self.reply_to_sender(&mut sender, letter, to, body, reply_to, postman)
-            }
+            None => self.reply_to_sender(&mut sender, letter, to, body, reply_to, postman),
         }
     }
 
-    /// Does `address` play a game here that both players accepted? (An
-    /// invitation proves nothing: anyone can send one in anyone's name.)
+    /// Does `address` play a game here that both players accepted?
     pub(super) fn plays_here(&self, address: &str) -> bool {
-        self.store.list().is_ok_and(|l| {
-            l.games.iter().any(|g| {
-                g.is_playing()
-                    && g.computer.is_none()
-                    && g.side_of(address).is_some_and(|side| g.confirmed(side))
-            })
-        })
+        self.store.list().is_ok_and(|l| plays_in(&l.games, address))
     }
 
     /// Before answering a sender: a mail handled before is finished (its
@@ -267,4 +256,26 @@ impl HostedReferee {
         }
         flushed.finish()
     }
+}
+
+/// The mailbox `address` plays under in `games`, as registered.
+fn registered_in(games: &[GameRecord], address: &str) -> Option<Mailbox> {
+    games.iter().find_map(|g| {
+        let p = g.player(g.side_of(address)?);
+        Some(Mailbox {
+            name: Some(p.name.clone()),
+            address: p.address.clone()?,
+        })
+    })
+}
+
+/// Does `address` play one of `games` that both players accepted? (An
+/// invitation proves nothing: anyone can send one in anyone's name; nor
+/// does a game against the computer: anyone can start one.)
+fn plays_in(games: &[GameRecord], address: &str) -> bool {
+    games.iter().any(|g| {
+        g.is_playing()
+            && g.computer.is_none()
+            && g.side_of(address).is_some_and(|side| g.confirmed(side))
+    })
 }

@@ -387,8 +387,10 @@ impl Scene<'_> {
             return (self.mail(side, body).into_iter().collect(), "help".into());
         }
         if has(&Command::Games) {
+            let listing = self.referee.store.list();
             let body = self.referee.games_text(
                 self.secrets,
+                listing.as_ref().map(|l| l.games.as_slice()),
                 record.player(side).address.as_deref().unwrap_or(""),
             );
             let body = format!(
@@ -585,13 +587,18 @@ fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
 
 impl HostedReferee {
     /// The games `address` plays here, each with its board and the key for it.
-    fn games_text(&self, secrets: &Secrets, address: &str) -> String {
+    fn games_text(
+        &self,
+        secrets: &Secrets,
+        listing: Result<&[GameRecord], &StoreError>,
+        address: &str,
+    ) -> String {
         let mut body = String::new();
-        let listing = match self.store.list() {
-            Ok(listing) => listing,
+        let games = match listing {
+            Ok(games) => games,
             Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
         };
-        for record in &listing.games {
+        for record in games {
             let Some(side) = record.side_of(address) else {
                 continue;
             };
