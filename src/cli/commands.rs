@@ -437,7 +437,8 @@ fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {
 fn log(line: &str) {
     use std::io::Write;
     let now = mancala::mail::transport::timestamp(std::time::SystemTime::now());
-    let _ = writeln!(std::io::stderr(), "mancala: {now} {line}");
+    // One write, so that lines of concurrent referees never interleave.
+    let _ = std::io::stderr().write_all(format!("mancala: {now} {line}\n").as_bytes());
 }
 
 /// Standard input, up to `max` bytes; past that the rest is read and

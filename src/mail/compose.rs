@@ -136,7 +136,8 @@ pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
     );
     let pre = |text: &str| {
         format!(
-            "<pre style=\"font-family:Menlo,Consolas,'Courier New',monospace;font-size:11px;color:#444444\">{}</pre>\n",
+            // The parser drops the newline after `<pre>`: the tag gets a line of its own.
+            "<pre style=\"font-family:Menlo,Consolas,monospace;font-size:11px;color:#444\">\n{}</pre>\n",
             escape(text.trim_end_matches('\n'))
         )
     };
@@ -157,6 +158,56 @@ pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
         None => out.push_str(&pre(text)),
     }
     out.push_str("</div>\n</body></html>\n");
+    fold_markup(&out)
+}
+
+/// Mail lines of 76 bytes or more (lettre counts the CRLF) must be quoted-printable, which triples
+/// the markup's `=` and costs a pass to write and one to read; so lines of
+/// markup are broken where a line break means the same as what is there: at
+/// a space in text or between attributes, and in a `style` at a space or
+/// after a `;` (not in a CSS string). `<pre>` lines are left as they are.
+fn fold_markup(html: &str) -> String {
+    const WIDTH: usize = 72;
+    let mut out = String::with_capacity(html.len() + html.len() / 32);
+    let mut in_pre = false;
+    for line in html.split_inclusive('\n') {
+        if in_pre || line.len() <= WIDTH {
+            out.push_str(line);
+        } else {
+            // A cut keeps the line up to its first index and goes on from its
+            // second: a space is replaced by the break, a `;` is kept.
+            let (mut start, mut cut) = (0, None);
+            let (mut in_tag, mut value, mut css_string) = (false, None, false);
+            for (at, byte) in line.bytes().enumerate() {
+                if at + 1 - start > WIDTH {
+                    if let Some((end, next)) = cut.take() {
+                        out.push_str(&line[start..end]);
+                        out.push('\n');
+                        start = next;
+                    }
+                }
+                let in_css = value == Some(true) && !css_string;
+                match (byte, value) {
+                    (b'<', None) => in_tag = true,
+                    (b'>', None) => in_tag = false,
+                    (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
+                    (b'"', Some(_)) => (value, css_string) = (None, false),
+                    (b'\'', Some(true)) => css_string = !css_string,
+                    (b' ', None) => cut = Some((at, at + 1)),
+                    (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
+                    (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
+                    _ => {}
+                }
+            }
+            out.push_str(&line[start..]);
+        }
+        if line.contains("<pre") {
+            in_pre = true;
+        }
+        if line.contains("</pre>") {
+            in_pre = false;
+        }
+    }
     out
 }
 
@@ -457,5 +508,50 @@ mod tests {
         assert!(is_referee_text(SIGNATURE_LINE));
         assert!(!is_referee_text("Wari game tonight?"));
         assert!(!is_referee_text("Super-Wari game k7q2mx was fun"));
+    }
+
+    #[test]
+    fn markup_lines_fold_where_a_break_means_a_space() {
+        let long = format!(
+            "<td title=\"Bob's store\" style=\"border:1px solid #555;font-family:Menlo,'Courier New';\
+             {}\">Bob and Alice, in a long paragraph of words {}</td>\n<pre>\n{}\n</pre>\n",
+            "color:#222;".repeat(8),
+            "and more ".repeat(12),
+            "x ".repeat(60)
+        );
+        let folded = fold_markup(&long);
+        let (markup, pre) = folded.split_once("<pre>").unwrap();
+        for line in markup.lines() {
+            assert!(line.len() <= 72, "{line:?} of {}", line.len());
+        }
+        assert_eq!(
+            pre,
+            long.split_once("<pre>").unwrap().1,
+            "<pre> is untouched"
+        );
+        assert!(folded.contains("title=\"Bob's store\""), "{folded}");
+        assert!(folded.contains("'Courier New'"), "{folded}");
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join("");
+        assert_eq!(words(&folded), words(&long), "only whitespace moved");
+    }
+
+    #[test]
+    fn the_html_of_a_long_game_needs_no_quoted_printable() {
+        use crate::engine::Ruleset;
+        use crate::sheet::{Players, Sheet};
+        let mut sheet = Sheet::new(Ruleset::SuperWari.rules(), Players::named("Alice", "Bob"));
+        for _ in 0..60 {
+            let Some(pit) = sheet.game.legal_moves().first() else {
+                break;
+            };
+            sheet.play(&[pit]).unwrap();
+        }
+        let body = format!("Bob played.\n\n{sheet}\nYour key for game x: x-0\n");
+        let html = html_body(&body, Some(&sheet));
+        assert!(html.contains("data-pit=\"south-a\""), "{html}");
+        let pre = html.find("<pre").unwrap();
+        for line in html[..pre].lines() {
+            assert!(line.len() <= 72, "{line:?}");
+        }
     }
 }

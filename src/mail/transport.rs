@@ -2,6 +2,7 @@
 //! them: to standard output as mbox, through sendmail, over SMTP, or into
 //! a folder of `.eml` files.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -161,28 +162,38 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
         let refs: Vec<String> = out.references.iter().map(|r| angle(r)).collect();
         builder = builder.references(refs.join(" "));
     }
-    // lettre turns bare LF into CRLF slowly (quadratic): give it CRLF.
-    let crlf = out.body.replace("\r\n", "\n").replace('\n', "\r\n");
-    let body = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
-        .unwrap_or_else(|_| Body::new(crlf)); // a line over 998 bytes: let lettre pick
     let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
-        .body(body);
+        .body(body(&out.body));
     match &out.html {
         None => builder.singlepart(text).map_err(permanent),
         Some(html) => {
-            let crlf = html.replace("\r\n", "\n").replace('\n', "\r\n");
-            // Already CRLF and short-lined: 8bit, so lettre need not re-scan it.
-            let body = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
-                .unwrap_or_else(|_| Body::new(crlf));
             let html = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
-                .body(body);
+                .body(body(html));
             builder
                 .multipart(MultiPart::alternative().singlepart(text).singlepart(html))
                 .map_err(permanent)
         }
     }
+}
+
+/// A part's body: 8bit where every line is under 76 bytes (the referee
+/// writes its lines so), else whatever lettre finds best (quoted-printable).
+fn body(text: &str) -> Body {
+    // lettre turns bare LF into CRLF slowly (quadratic): give it CRLF.
+    let mut crlf = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        crlf.push_str(
+            line.strip_suffix('\n')
+                .map_or(line, |l| l.trim_end_matches('\r')),
+        );
+        if line.ends_with('\n') {
+            crlf.push_str("\r\n");
+        }
+    }
+    Body::new_with_encoding(crlf, ContentTransferEncoding::EightBit)
+        .unwrap_or_else(|unfit| Body::new(String::from_utf8_lossy(&unfit).into_owned()))
 }
 
 /// A transport with the referee's name on what it sends: the postman the
@@ -288,8 +299,11 @@ fn refuses_the_recipient(code: Option<&str>) -> bool {
 /// One mbox entry: the `From ` line, the message with LF endings and
 /// `From ` lines quoted, and a blank line.
 pub fn mbox_entry(sender: &str, message: &Message, now: SystemTime) -> String {
-    let text = String::from_utf8_lossy(&message.formatted()).replace("\r\n", "\n");
-    let mut entry = format!("From {sender} {}\n", asctime(now));
+    let formatted = message.formatted();
+    let text = String::from_utf8_lossy(&formatted);
+    let mut entry = String::with_capacity(text.len() + 64);
+    let _ = writeln!(entry, "From {sender} {}", asctime(now));
+    // `lines` drops each line's CR with its LF.
     for line in text.lines() {
         if line.trim_start_matches('>').starts_with("From ") {
             entry.push('>');

@@ -348,7 +348,8 @@ def check_layout(m, ruleset, counts=None):
 def check_mark(m, html, label):
     """After a move exactly one pit is shaded, the one the note names; none before."""
     shaded = sorted(k for k, v in m["pits"].items() if v["shaded"])
-    note = re.search(r"Last move: (.+?) sowed ([a-h]) \(marked\)", html)
+    # As a browser reads it: a line break in the markup is a space.
+    note = re.search(r"Last move: (.+?) sowed ([a-h]) \(marked\)", re.sub(r"\s+", " ", html))
     if label.startswith(("invitation", "start")):
         return [f"pits {shaded} are marked before any move"] if shaded or note else []
     if not note:
