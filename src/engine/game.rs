@@ -193,6 +193,19 @@ impl Game {
         self.end_by(side, EndReason::Forfeit);
     }
 
+    /// The players agree a draw, whatever the board says.
+    pub fn agree_draw(&mut self) {
+        if self.is_over() {
+            return;
+        }
+        let score = Side::BOTH.map(|side| u16::from(self.position.store(side)));
+        self.outcome = Some(Outcome {
+            winner: None,
+            reason: EndReason::Agreement,
+            score,
+        });
+    }
+
     fn end_by(&mut self, loser: Side, reason: EndReason) {
         if self.is_over() {
             return;

@@ -301,6 +301,8 @@ pub enum EndReason {
     Resignation,
     /// A player let their clock run out.
     Forfeit,
+    /// The players agreed a draw (one offered, the other accepted).
+    Agreement,
 }
 
 impl EndReason {
@@ -313,6 +315,7 @@ impl EndReason {
             EndReason::RowEmpty => "row-empty",
             EndReason::Resignation => "resignation",
             EndReason::Forfeit => "forfeit",
+            EndReason::Agreement => "agreement",
         }
     }
 
@@ -326,6 +329,7 @@ impl EndReason {
             EndReason::RowEmpty => "a row is empty; each scores pits and home",
             EndReason::Resignation => "the opponent resigned",
             EndReason::Forfeit => "the opponent ran out of time",
+            EndReason::Agreement => "drawn by agreement",
         }
     }
 }

@@ -1,8 +1,11 @@
 //! The commands a player writes, one a line in their own text (or in the
-//! subject): `new`, `accept`, `decline`, `resign`, `board`, `help`, `games`.
-//! Moves are read apart (a move line, or the `?` of a quoted log).
+//! subject): `new`, `accept`, `decline`, `resign`, `board [N]`,
+//! `preview ...`, `if X then Y`, `offer draw`, `takeback`, `help`, `games`,
+//! `history`, `ratings`. Move lines are read apart (see
+//! [`move_line`](super::play::move_line)) and take their place among them.
 
-use crate::engine::{Ruleset, Side};
+use crate::engine::{Pit, Ruleset, Side};
+use crate::sheet::parse_sowings;
 
 use super::incoming::Mailbox;
 use super::play::Refusal;
@@ -27,17 +30,51 @@ pub enum Command {
     Accept,
     Decline,
     Resign,
-    Board,
+    /// `board`, or `board N`: the sheet after the first N turns.
+    Board(Option<usize>),
+    /// `preview c e-b d`: turns (the player to move's first), played on a copy.
+    Preview(Vec<Vec<Pit>>),
+    /// `if e then d`: should the opponent answer `e`, play `d` at once.
+    If {
+        reply: Vec<Pit>,
+        answer: Vec<Pit>,
+    },
+    /// `offer draw`
+    OfferDraw,
+    /// `takeback`: ask to undo one's last turn.
+    Takeback,
+    /// A move line, where it stands among the commands.
+    Move(Vec<Pit>),
     Help,
     /// `help rules RULESET`: one game's full rules.
     HelpRules(Ruleset),
     Games,
+    /// `history`: one's finished games.
+    History,
+    /// `ratings [RULESET]`
+    Ratings(Option<Ruleset>),
+}
+
+impl Command {
+    /// Does it only ask (an answer to the sender, the game untouched)?
+    pub fn is_question(&self) -> bool {
+        matches!(
+            self,
+            Command::Board(_)
+                | Command::Preview(_)
+                | Command::Help
+                | Command::HelpRules(_)
+                | Command::Games
+                | Command::History
+                | Command::Ratings(_)
+        )
+    }
 }
 
 /// The command on one line, if the line is one.
 ///
 /// # Errors
-/// A `new` line that cannot be read.
+/// A `new`, `preview` or `if` line that cannot be read.
 pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
     let trimmed = line.trim().trim_end_matches(['.', '!']);
     let words: Vec<String> = trimmed
@@ -49,10 +86,33 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["accept"] => Some(Command::Accept),
         ["decline"] => Some(Command::Decline),
         ["resign"] => Some(Command::Resign),
-        ["board"] => Some(Command::Board),
+        ["board"] => Some(Command::Board(None)),
+        ["board", n] => n
+            .trim_start_matches('#')
+            .parse()
+            .ok()
+            .map(|n| Command::Board(Some(n))),
+        ["preview", turns @ ..] if !turns.is_empty() => {
+            let read: Result<Vec<Vec<Pit>>, _> = turns.iter().map(|t| parse_sowings(t)).collect();
+            match read {
+                Ok(turns) if turns.iter().all(|t| !t.is_empty()) => Some(Command::Preview(turns)),
+                _ => return Err(Refusal::BadPreview(trimmed.to_string())),
+            }
+        }
+        ["if", reply, "then", answer] => match (parse_sowings(reply), parse_sowings(answer)) {
+            (Ok(reply), Ok(answer)) if !reply.is_empty() && !answer.is_empty() => {
+                Some(Command::If { reply, answer })
+            }
+            _ => return Err(Refusal::BadCondition(trimmed.to_string())),
+        },
+        ["offer", "draw"] | ["offer", "a", "draw"] => Some(Command::OfferDraw),
+        ["takeback"] | ["take", "back"] | ["undo"] => Some(Command::Takeback),
         ["help"] => Some(Command::Help),
         ["help", "rules", ruleset] => ruleset.parse().ok().map(Command::HelpRules),
         ["games"] => Some(Command::Games),
+        ["history"] => Some(Command::History),
+        ["ratings"] => Some(Command::Ratings(None)),
+        ["ratings", ruleset] => ruleset.parse().ok().map(|r| Command::Ratings(Some(r))),
         ["new", ruleset, ..] => match ruleset.parse::<Ruleset>() {
             // Words kept as written: a display name keeps its case.
             Ok(ruleset) => Some(new_command(
@@ -129,7 +189,35 @@ mod tests {
     fn commands_are_whole_lines() {
         let line = |l: &str| command_line(l).unwrap();
         assert_eq!(line("resign"), Some(Command::Resign));
-        assert_eq!(line("  Board."), Some(Command::Board));
+        assert_eq!(line("  Board."), Some(Command::Board(None)));
+        assert_eq!(line("board 12"), Some(Command::Board(Some(12))));
+        assert_eq!(line("board #3"), Some(Command::Board(Some(3))));
+        assert_eq!(line("board of today"), None);
+        let pits = |s: &str| parse_sowings(s).unwrap();
+        assert_eq!(
+            line("preview c e-b d"),
+            Some(Command::Preview(vec![pits("c"), pits("e-b"), pits("d")]))
+        );
+        assert!(matches!(
+            command_line("preview c zz"),
+            Err(Refusal::BadPreview(_))
+        ));
+        assert_eq!(
+            line("If e then d-a."),
+            Some(Command::If {
+                reply: pits("e"),
+                answer: pits("d-a")
+            })
+        );
+        assert!(command_line("if e then z").is_err());
+        assert_eq!(line("if only it were so"), None);
+        assert_eq!(line("Offer draw"), Some(Command::OfferDraw));
+        assert_eq!(line("take back"), Some(Command::Takeback));
+        assert_eq!(line("history"), Some(Command::History));
+        assert_eq!(
+            line("ratings wari"),
+            Some(Command::Ratings(Some(Ruleset::Wari)))
+        );
         assert_eq!(line("Accept!"), Some(Command::Accept));
         assert_eq!(line("decline"), Some(Command::Decline));
         assert_eq!(

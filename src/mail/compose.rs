@@ -318,6 +318,7 @@ pub fn next_for(sheet: &Sheet, reader: crate::engine::Side) -> Next<'static> {
 pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
     use crate::engine::EndReason;
     match outcome.winner {
+        None if outcome.reason == EndReason::Agreement => "a draw by agreement".to_string(),
         None => format!("a draw, {}-{}", outcome.score[0], outcome.score[1]),
         Some(winner) => {
             let name = sheet.name(winner);

@@ -72,11 +72,7 @@ impl Letter {
         keys.retain(|k| seen.insert(k.clone()));
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
-        let commands = read_commands(
-            own.iter()
-                .map(|(_, l)| l.as_str())
-                .chain([subject_line.as_str()]),
-        );
+        let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);
         let move_lines = own
             .iter()
             .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
@@ -194,14 +190,25 @@ fn own_lines(text: &str, referee: &Identity) -> Vec<(usize, String)> {
     own
 }
 
-fn read_commands<'a>(lines: impl Iterator<Item = &'a str>) -> Result<Vec<Command>, Refusal> {
+/// The commands of the sender's own lines in the order written (a move
+/// line among them), then the subject's; each once.
+fn read_commands<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    subject: &str,
+) -> Result<Vec<Command>, Refusal> {
     let mut found = Vec::new();
     for line in lines {
-        if let Some(command) = command_line(line)? {
-            if !found.contains(&command) {
-                found.push(command);
-            }
+        let command = match move_line(line) {
+            Some(Ok(sowings)) => Some(Command::Move(sowings)),
+            Some(Err(_)) => None, // refused with the move lines
+            None => command_line(line)?,
+        };
+        if let Some(command) = command.filter(|c| !found.contains(c)) {
+            found.push(command);
         }
+    }
+    if let Some(command) = command_line(subject)?.filter(|c| !found.contains(c)) {
+        found.push(command);
     }
     Ok(found)
 }
@@ -334,7 +341,8 @@ mod tests {
         let own: Vec<&str> = letter.own.iter().map(|(_, l)| l.as_str()).collect();
         assert_eq!(own, ["move d", "Good luck!", ""]);
         assert_eq!(letter.comment, ["Good luck!"]);
-        assert_eq!(letter.commands, Ok(vec![]));
+        let d = crate::sheet::parse_sowings("d").unwrap();
+        assert_eq!(letter.commands, Ok(vec![Command::Move(d)]), "no resign");
         assert_eq!(
             letter.keys,
             ["k7q2mx-0123456789ab"],

@@ -43,6 +43,18 @@ pub enum Refusal {
     NotYourTurn { name: String, side: Side },
     #[error("the board you quoted is out of date: answer the referee's latest mail")]
     OutOfDate,
+    #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
+    NoOffer,
+    #[error("there is nothing to take back: {0}")]
+    NoTakeback(String),
+    #[error("if lines go with your move (or after it, while your opponent is to move): write move c and then if e then d")]
+    ConditionsNeedMove,
+    #[error("the game has {turns} turns; write board and a number from 0 to {turns}")]
+    NoSuchTurn { turns: usize },
+    #[error("'{0}' cannot be read: write preview and the turns, such as: preview c e-b d")]
+    BadPreview(String),
+    #[error("'{0}' cannot be read: write if, the reply you expect, then and your answer, such as: if e then d")]
+    BadCondition(String),
     #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
     BadNew(String),
     #[error("{0}")]

@@ -296,10 +296,19 @@ struct Grid {
     stores: bool,
 }
 
+/// The line above a sheet that is not the game's board (a preview, an
+/// earlier position): a reply quoting it is read by the game's sheet instead.
+pub const NOT_THE_GAME: &str = "Not the game:";
+
+/// The first grid not marked [`NOT_THE_GAME`] in the few lines above it.
 fn find_grid(lines: &[&str]) -> Option<Grid> {
     (0..lines.len().saturating_sub(4)).find_map(|i| {
         let w = &lines[i..i + 5];
-        let shape = is_border(w[0])
+        let marked = lines[i.saturating_sub(5)..i]
+            .iter()
+            .any(|l| l.starts_with(NOT_THE_GAME));
+        let shape = !marked
+            && is_border(w[0])
             && is_row(w[1])
             && (is_border(w[2]) || is_middle(w[2]))
             && is_row(w[3])
@@ -521,6 +530,7 @@ impl RawSheet {
         if let Some((loser, reason)) = self.conceded.filter(|_| left == 0) {
             match reason {
                 EndReason::Forfeit => game.forfeit(loser),
+                EndReason::Agreement => game.agree_draw(),
                 _ => game.resign(loser),
             }
         }
@@ -574,8 +584,12 @@ impl RawSheet {
 }
 
 /// `Result: Bo (North) wins` then `(the opponent resigned).`: the loser
-/// and the reason, for the two endings the board cannot show.
+/// and the reason, for the endings the board cannot show (an agreed draw
+/// has no loser: its side means nothing).
 fn concession(result: &str, reason: &str) -> Option<(Side, EndReason)> {
+    if result.contains("a draw") && reason.contains(EndReason::Agreement.describe()) {
+        return Some((Side::South, EndReason::Agreement));
+    }
     let winner = if result.contains("(South) wins") {
         Side::South
     } else if result.contains("(North) wins") {

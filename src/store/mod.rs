@@ -14,6 +14,7 @@
 //! ```
 
 mod keys;
+pub mod ratings;
 mod record;
 mod upgrade;
 
@@ -26,8 +27,8 @@ use serde::Serialize;
 
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
-    Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
-    PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
+    Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
+    MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
 };
 
 /// What can go wrong with the store, and whether waiting helps.

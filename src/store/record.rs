@@ -111,6 +111,8 @@ pub struct Turn {
 pub enum Concession {
     Resignation,
     Forfeit,
+    /// A draw offered by `side` and accepted by the other.
+    Draw,
 }
 
 /// A game ended by a player's word or clock: who lost, how, when.
@@ -119,6 +121,34 @@ pub struct Conceded {
     pub side: Side,
     pub reason: Concession,
     pub time: u64,
+}
+
+/// What one player asked of the other, awaiting their `accept` or `decline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OfferKind {
+    /// End the game drawn.
+    Draw,
+    /// Undo the offerer's last turn.
+    Takeback,
+}
+
+/// An offer open in a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offer {
+    pub kind: OfferKind,
+    pub by: Side,
+    /// The game's turns when it was made: a turn played since answers it.
+    pub turns: usize,
+}
+
+/// `if REPLY then ANSWER`: should the opponent's next turn be `reply`,
+/// the referee plays `answer` for `side` at once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conditional {
+    pub side: Side,
+    pub reply: Vec<Pit>,
+    pub answer: Vec<Pit>,
 }
 
 /// Where a game stands between the players, beside what the board says.
@@ -267,6 +297,13 @@ pub struct GameRecord {
     pub last_activity: u64,
     /// When the player to move was last nudged.
     pub reminded: Option<u64>,
+    /// A draw or takeback offered and not yet answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Offer>,
+    /// Conditional moves of the player who moved last, for the opponent's
+    /// next turn; never shown to the opponent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Conditional>,
     pub ledger: Ledger,
 }
 
@@ -312,6 +349,7 @@ impl GameRecord {
             match conceded.reason {
                 Concession::Resignation => game.resign(conceded.side),
                 Concession::Forfeit => game.forfeit(conceded.side),
+                Concession::Draw => game.agree_draw(),
             }
         }
         Ok(game)

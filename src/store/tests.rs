@@ -34,6 +34,8 @@ fn sample(id: &str) -> GameRecord {
         created: 100,
         last_activity: 100,
         reminded: None,
+        offer: None,
+        conditions: Vec::new(),
         ledger: Ledger::default(),
     }
 }

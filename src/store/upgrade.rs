@@ -141,6 +141,8 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
         created: old.created,
         last_activity: old.last_activity,
         reminded: old.reminded,
+        offer: None,
+        conditions: Vec::new(),
         ledger,
     })
 }

@@ -193,6 +193,7 @@ impl HostedReferee {
             id: id.clone(),
             event: record.ledger.next_event(),
             letter: Some(letter),
+            notes: Default::default(),
         };
         let (replies, summary) = match computer {
             Some(_) => {
@@ -330,6 +331,8 @@ fn new_record(
         created: now,
         last_activity: now,
         reminded: None,
+        offer: None,
+        conditions: Vec::new(),
         ledger: Ledger::default(),
     };
     record.set_turns(&sheet.game, now);

@@ -5,8 +5,10 @@
 //! each as sent. A mail delivered again finds its event in the ledger and
 //! resends only what did not go, under the same Message-IDs.
 
+mod acts;
 mod invite;
 mod keyless;
+mod questions;
 mod remind;
 
 pub use remind::Reminder;
@@ -20,12 +22,12 @@ use super::compose::{
 use super::delivery::{flush, DeliveryError, Postman, Report};
 use super::incoming::Mailbox;
 use super::letter::Letter;
-use super::play::{play_turn, read_request, Refusal};
+use super::play::{read_request, Refusal};
 use super::Identity;
 use crate::engine::{Game, Pit, Side, SplitMix64};
 use crate::opponent::Opponent;
 use crate::sheet::{Player, Players, RawSheet, Sheet};
-use crate::store::{self, Concession, GameId, GameRecord, Secrets, Standing, Store, StoreError};
+use crate::store::{self, GameId, GameRecord, Secrets, Standing, Store, StoreError};
 
 /// The referee of games kept in a store.
 #[derive(Clone, Debug)]
@@ -142,6 +144,7 @@ impl HostedReferee {
             id: id.clone(),
             event,
             letter: Some(letter),
+            notes: Default::default(),
         };
         if side == record.inviter {
             record.inviter_confirmed = true; // their key, in their mail
@@ -268,6 +271,9 @@ struct Scene<'a> {
     id: GameId,
     event: u32,
     letter: Option<&'a Letter>,
+    /// What each side's mail says besides the news (South's first): the
+    /// answers to the writer's questions, notes on their conditional moves.
+    notes: [Vec<String>; 2],
 }
 
 impl Scene<'_> {
@@ -278,6 +284,12 @@ impl Scene<'_> {
         let token = self.secrets.token(&self.id, side);
         // The subject is the first line: what happened, what is awaited.
         let subject = compose::subject_of(&body);
+        let mut body = body;
+        for note in &self.notes[side.index()] {
+            body.push('\n');
+            body.push_str(note.trim_end());
+            body.push('\n');
+        }
         // A finished game's mail says no more about keys and moves.
         let body = if self.sheet.game.is_over() {
             body + &signature()
@@ -342,7 +354,10 @@ impl Scene<'_> {
         (mail.into_iter().collect(), format!("refused: {refusal}"))
     }
 
-    /// Decides what a keyed mail does to its game.
+    /// Decides what a keyed mail does to its game. Its questions are
+    /// answered in the order asked, its acts (offers and their answers, a
+    /// takeback, the move and its `if` lines, a resignation) done in the
+    /// order written; all in one reply to each player.
     fn decide(
         &mut self,
         record: &mut GameRecord,
@@ -367,39 +382,38 @@ impl Scene<'_> {
         if commands.iter().any(|c| matches!(c, Command::New { .. })) {
             return self.refuse(side, &Refusal::NewAndMove, &from_note);
         }
-        if let Some(ruleset) = letter.rules_asked() {
-            let body = format!(
-                "{}\n\n{}",
-                game_line(
-                    &self.sheet,
-                    &format!("the rules of {}, as you asked.", ruleset.title())
-                ),
-                crate::guide::ruleset_text(ruleset)
-            );
-            return (self.mail(side, body).into_iter().collect(), "rules".into());
+        let answers: Vec<(String, String)> = commands
+            .iter()
+            .filter(|c| c.is_question() && **c != Command::Board(None))
+            .map(|question| self.answer(record, side, question))
+            .collect();
+        let acts: Vec<Command> = commands
+            .iter()
+            .filter(|c| !c.is_question())
+            .cloned()
+            .collect();
+        let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
+        let moves = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
+        if !answers.is_empty() && acts.is_empty() && !wants_board && !moves {
+            // Questions alone: one mail to the asker, the game untouched.
+            let title = match answers.as_slice() {
+                [(title, _)] => title.clone(),
+                _ => "your questions answered, in the order asked.".to_string(),
+            };
+            let mut body = game_line(&self.sheet, &title);
+            for (i, (title, text)) in answers.iter().enumerate() {
+                if answers.len() > 1 {
+                    let _ = write!(body, "\n\n{}. {title}", i + 1);
+                }
+                let _ = write!(body, "\n\n{}", text.trim_end());
+            }
+            body.push('\n');
+            let summary = answers.len().to_string() + " answered";
+            return (self.mail(side, body).into_iter().collect(), summary);
         }
-        if has(&Command::Help) {
-            let body = format!(
-                "{}\n\n{}",
-                game_line(&self.sheet, "help, as you asked."),
-                help_text(Some(self.sheet.game.rules().ruleset))
-            );
-            return (self.mail(side, body).into_iter().collect(), "help".into());
+        for (title, text) in answers {
+            self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
-        if has(&Command::Games) {
-            let listing = self.referee.store.list();
-            let body = self.referee.games_text(
-                self.secrets,
-                listing.as_ref().map(|l| l.games.as_slice()),
-                record.player(side).address.as_deref().unwrap_or(""),
-            );
-            let body = format!(
-                "{}\n\n{body}",
-                game_line(&self.sheet, "your games, as you asked.")
-            );
-            return (self.mail(side, body).into_iter().collect(), "games".into());
-        }
-        let wants_board = has(&Command::Board) && letter.move_lines.is_empty();
         match record.standing {
             Standing::Declined => {
                 let name = self.sheet.name(record.inviter.other()).to_string();
@@ -469,24 +483,13 @@ impl Scene<'_> {
                     self.computer_moves(record, now);
                     return (self.both(&news, None), "accepted".into());
                 }
-                // A first move accepts too: played below.
+                // A first move accepts too: played with the rest of the mail.
+                let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
+                return self.act(record, letter, side, acts, &from_note, now);
             }
-            Standing::Playing => {
-                if has(&Command::Accept) || has(&Command::Decline) {
-                    return self.refuse(side, &Refusal::AlreadyPlaying, &from_note);
-                }
-            }
+            Standing::Playing => {}
         }
-        if has(&Command::Resign) {
-            if self.sheet.game.is_over() {
-                return self.refuse(side, &Refusal::GameOver, &from_note);
-            }
-            self.sheet.game.resign(side);
-            record.concede(side, Concession::Resignation, now);
-            let news = format!("{} resigned.", self.sheet.name(side));
-            return (self.both(&news, None), news);
-        }
-        if wants_board {
+        if wants_board && acts.is_empty() {
             let mail = self.board(
                 side,
                 "the board, as you asked.",
@@ -495,30 +498,7 @@ impl Scene<'_> {
             );
             return (mail.into_iter().collect(), "board".into());
         }
-        let sowings = match self.hosted_move(letter) {
-            Ok(sowings) => sowings,
-            Err(refusal) => return self.refuse(side, &refusal, &from_note),
-        };
-        let Some(to_move) = self.sheet.game.to_move() else {
-            return self.refuse(side, &Refusal::GameOver, &from_note);
-        };
-        if to_move != side {
-            let refusal = Refusal::NotYourTurn {
-                name: self.sheet.name(to_move).to_string(),
-                side: to_move,
-            };
-            return self.refuse(side, &refusal, &from_note);
-        }
-        let news = match play_turn(&mut self.sheet, side, &sowings) {
-            Ok(news) => news,
-            Err(refusal) => return self.refuse(side, &refusal, &from_note),
-        };
-        // A first move played accepts an invitation (a refused one does not).
-        record.standing = Standing::Playing;
-        record.set_turns(&self.sheet.game, now);
-        let news = news + &self.computer_moves(record, now);
-        let mover = self.sheet.name(side).to_string();
-        (self.both(&news, Some((&mover, &letter.comment))), news)
+        self.act(record, letter, side, acts, &from_note, now)
     }
 
     /// The computer's turns, when it is to move: the news of what it played.
@@ -582,54 +562,6 @@ fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
             sheet.name(side),
             played.join(", then ")
         )
-    }
-}
-
-impl HostedReferee {
-    /// The games `address` plays here, each with its board and the key for it.
-    fn games_text(
-        &self,
-        secrets: &Secrets,
-        listing: Result<&[GameRecord], &StoreError>,
-        address: &str,
-    ) -> String {
-        let mut body = String::new();
-        let games = match listing {
-            Ok(games) => games,
-            Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
-        };
-        for record in games {
-            let Some(side) = record.side_of(address) else {
-                continue;
-            };
-            let game = record.game();
-            let state = match &game {
-                Ok(game) => summary(record, game),
-                Err(_) => "cannot be read just now".to_string(),
-            };
-            let _ = writeln!(
-                body,
-                "{} {}: {} v {}, {state}\n    your key: {}",
-                record.ruleset.title(),
-                record.id,
-                record.south.name,
-                record.north.name,
-                secrets.token(&record.id, side)
-            );
-            // The board of each game still going, as its last mail drew it.
-            if let Some(game) = game
-                .ok()
-                .filter(|g| !g.is_over() && record.standing != Standing::Declined)
-            {
-                let _ = writeln!(body, "\n{}", sheet_of(record, game));
-            }
-        }
-        if body.is_empty() {
-            "You have no games here. Start one with a line:\n    new super-wari with <address>\n"
-                .to_string()
-        } else {
-            format!("Your games here, with your key for each (reply to any mail of a game to play it):\n\n{body}")
-        }
     }
 }
 

@@ -100,6 +100,7 @@ impl HostedReferee {
             id: id.clone(),
             event: record.ledger.next_event(),
             letter: None,
+            notes: Default::default(),
         };
         let (what, mails) = if idle >= forfeit {
             scene.sheet.game.forfeit(side);

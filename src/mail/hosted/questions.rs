@@ -1,0 +1,246 @@
+//! The questions a player may ask by mail: they change nothing and are
+//! answered to the asker alone. `board N` and `preview` draw sheets marked
+//! [`NOT_THE_GAME`], so that a reply to their mail still plays the game.
+
+use std::fmt::Write as _;
+
+use super::{help_text, sheet_of, summary, HostedReferee, Scene};
+use crate::engine::{Game, Pit, Side};
+use crate::mail::command::Command;
+use crate::mail::compose::result_words;
+use crate::mail::play::{play_turn, written};
+use crate::sheet::{Sheet, NOT_THE_GAME};
+use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
+
+impl Scene<'_> {
+    /// The title and text of the answer to `question`.
+    pub(super) fn answer(
+        &self,
+        record: &GameRecord,
+        side: Side,
+        question: &Command,
+    ) -> (String, String) {
+        let address = record.player(side).address.as_deref().unwrap_or("");
+        match question {
+            Command::Help => (
+                "help, as you asked.".into(),
+                help_text(Some(self.sheet.game.rules().ruleset)),
+            ),
+            Command::HelpRules(ruleset) => (
+                format!("the rules of {}, as you asked.", ruleset.title()),
+                crate::guide::ruleset_text(*ruleset).to_string(),
+            ),
+            Command::Games => {
+                let listing = self.referee.store.list();
+                let games = listing.as_ref().map(|l| l.games.as_slice());
+                (
+                    "your games, as you asked.".into(),
+                    self.referee.games_text(self.secrets, games, address),
+                )
+            }
+            Command::History => {
+                let listing = self.referee.store.list();
+                let games = listing.as_ref().map(|l| l.games.as_slice());
+                (
+                    "your finished games, as you asked.".into(),
+                    history_text(games, address),
+                )
+            }
+            Command::Ratings(ruleset) => (
+                "the ratings, as you asked.".into(),
+                match self.referee.store.list() {
+                    Ok(listing) => ratings::table(&ratings::ratings(&listing.games, *ruleset)),
+                    Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
+                },
+            ),
+            Command::Board(Some(turns)) => self.board_after(record, *turns),
+            Command::Preview(turns) => self.preview(side, turns),
+            _ => (String::new(), String::new()),
+        }
+    }
+
+    /// The sheet as it stood after the first `turns` turns of the log.
+    fn board_after(&self, record: &GameRecord, turns: usize) -> (String, String) {
+        let title = format!("the board after turn {turns}, as you asked.");
+        let total = record.turns.len();
+        if turns > total {
+            let refusal = crate::mail::play::Refusal::NoSuchTurn { turns: total };
+            return (title, format!("{refusal}.\n"));
+        }
+        let mut early = record.clone();
+        early.turns.truncate(turns);
+        early.conceded = None;
+        let text = match early.game() {
+            Ok(game) => marked(
+                &format!("the board after turn {turns} of {total}; the game goes on below"),
+                &sheet_of(record, game),
+            ),
+            Err(e) => format!("That board cannot be drawn: {e}.\n"),
+        };
+        (title, text)
+    }
+
+    /// The sheet after `turns`, the player to move's first, on a copy.
+    fn preview(&self, side: Side, turns: &[Vec<Pit>]) -> (String, String) {
+        let line = turns
+            .iter()
+            .map(|t| written(t))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let title = format!("a preview of {line}, as you asked: nothing is played.");
+        let mut trial: Sheet = self.sheet.clone();
+        let mut said = Vec::new();
+        for turn in turns {
+            let Some(mover) = trial.game.to_move() else {
+                said.push(format!("The game is over before {}.", written(turn)));
+                break;
+            };
+            match play_turn(&mut trial, mover, turn) {
+                Ok(news) => said.push(news),
+                Err(refusal) => {
+                    said.push(format!("{} cannot be played: {refusal}", written(turn)));
+                    break;
+                }
+            }
+        }
+        let start = match self.sheet.game.to_move() {
+            Some(first) if first != side => format!(
+                "(It is {}'s move, so the preview starts with theirs.) ",
+                self.sheet.name(first)
+            ),
+            _ => String::new(),
+        };
+        let mut text = format!("{start}{}\n\n", said.join(" "));
+        text.push_str(&marked(
+            &format!("a preview after {line}; nothing is played"),
+            &trial,
+        ));
+        (title, text)
+    }
+}
+
+/// A sheet under a [`NOT_THE_GAME`] line, so no reply reads it as the game.
+fn marked(what: &str, sheet: &Sheet) -> String {
+    format!("{NOT_THE_GAME} {what}.\n{sheet}")
+}
+
+/// `address`'s finished games, the latest first, with their results.
+pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address: &str) -> String {
+    let games = match listing {
+        Ok(games) => games,
+        Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
+    };
+    let mut finished: Vec<(u64, String)> = Vec::new();
+    for record in games {
+        if record.side_of(address).is_none() || record.standing != Standing::Playing {
+            continue;
+        }
+        let Ok(game) = record.game() else { continue };
+        let Some(outcome) = game.outcome() else {
+            continue;
+        };
+        let ended = record
+            .conceded
+            .as_ref()
+            .map(|c| c.time)
+            .or_else(|| record.turns.last().map(|t| t.time))
+            .unwrap_or(record.last_activity);
+        let sheet = sheet_of(record, game.clone());
+        let rated = if record.computer.is_some() {
+            " (against the computer, unrated)"
+        } else {
+            ""
+        };
+        finished.push((
+            ended,
+            format!(
+                "{} {}: {} v {}, {} after {} turns{rated}",
+                record.ruleset.title(),
+                record.id,
+                record.south.name,
+                record.north.name,
+                result_words(&sheet, &outcome),
+                record.turns.len()
+            ),
+        ));
+    }
+    if finished.is_empty() {
+        return "You have no finished games here yet.\n".into();
+    }
+    finished.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut out = String::from("Your finished games, the latest first:\n\n");
+    for (_, line) in finished {
+        let _ = writeln!(out, "  {line}");
+    }
+    out
+}
+
+impl HostedReferee {
+    /// The games `address` plays here, those awaiting their move first,
+    /// each with its opponent, whose move it is, the key for it and its board.
+    pub(super) fn games_text(
+        &self,
+        secrets: &Secrets,
+        listing: Result<&[GameRecord], &StoreError>,
+        address: &str,
+    ) -> String {
+        let games = match listing {
+            Ok(games) => games,
+            Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
+        };
+        let mut going: Vec<(bool, String)> = Vec::new();
+        let mut finished = 0;
+        for record in games {
+            let Some(side) = record.side_of(address) else {
+                continue;
+            };
+            let game: Option<Game> = record.game().ok();
+            if game.as_ref().is_some_and(Game::is_over) || record.standing == Standing::Declined {
+                finished += 1;
+                continue;
+            }
+            let state = match &game {
+                Some(game) => summary(record, game),
+                None => "cannot be read just now".to_string(),
+            };
+            let yours = record.standing == Standing::Playing
+                && game.as_ref().and_then(Game::to_move) == Some(side);
+            let mut entry = format!(
+                "{} {}: against {}, {}\n    your key: {}\n",
+                record.ruleset.title(),
+                record.id,
+                record.player(side.other()).name,
+                if yours {
+                    "your move".to_string()
+                } else {
+                    state
+                },
+                secrets.token(&record.id, side)
+            );
+            if let Some(game) = game {
+                let _ = write!(entry, "\n{}", sheet_of(record, game));
+            }
+            going.push((yours, entry));
+        }
+        // Awaiting their move first; the store's order (by id) within each.
+        going.sort_by_key(|(yours, _)| !yours);
+        let mut body = String::new();
+        if going.is_empty() {
+            body.push_str(
+                "You have no games under way here. Start one with a line:\n    new super-wari with <address>\n",
+            );
+        } else {
+            body.push_str("Your games here, those awaiting your move first, with your key for each (reply to any mail of a game to play it):\n\n");
+            for (_, entry) in going {
+                let _ = writeln!(body, "{entry}");
+            }
+        }
+        if finished > 0 {
+            let _ = writeln!(
+                body,
+                "\nAnd {finished} finished or declined: a line  history  lists them."
+            );
+        }
+        body
+    }
+}
