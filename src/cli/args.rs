@@ -129,6 +129,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The players' Glicko-2 ratings from the finished games in the store, best first
+    Ratings {
+        /// Only this game's ratings (default: every game's, a table each)
+        ruleset: Option<Ruleset>,
+        /// The store (default: MANCALA_STORE, else the XDG data folder)
+        #[arg(long, env = "MANCALA_STORE")]
+        store: Option<PathBuf>,
+        /// One JSON object per player and game
+        #[arg(long)]
+        json: bool,
+    },
     /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
     Remind {
         /// Remind the player to move after this long: 7d, 36h, 90m

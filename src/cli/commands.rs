@@ -102,6 +102,11 @@ pub fn run(args: Args) -> CliResult {
             }
         }),
         Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
+        Command::Ratings {
+            ruleset,
+            store,
+            json,
+        } => list_ratings(&open_store_or_default(store)?, ruleset, json),
         Command::Remind {
             nudge,
             forfeit,
@@ -402,6 +407,24 @@ fn list_games(store: &Store, json: bool) -> CliResult {
         "{} game file(s) cannot be read",
         unreadable.len()
     )))
+}
+
+fn list_ratings(store: &Store, ruleset: Option<Ruleset>, json: bool) -> CliResult {
+    use mancala::store::ratings;
+    let listing = store.list().map_err(Failure::data)?;
+    for line in &listing.unreadable {
+        log(&format!("not rated, unreadable: {line}"));
+    }
+    let list = ratings::ratings(&listing.games, ruleset);
+    if !json {
+        return print(&ratings::table(&list));
+    }
+    let mut out = String::new();
+    for rating in &list {
+        out.push_str(&serde_json::to_string(rating).map_err(Failure::data)?);
+        out.push('\n');
+    }
+    print(&out)
 }
 
 fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {

@@ -128,19 +128,12 @@ impl Outgoing {
 /// followed by the sheet itself in a `<pre>`, so that a reply quoting the
 /// HTML still quotes a sheet the referee can read.
 pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
-    use crate::sheet::html::{board, escape};
+    use crate::sheet::html::board;
     // The styles sit on a wrapping div: webmail drops the body's.
     let mut out = String::from(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
          <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
     );
-    let pre = |text: &str| {
-        format!(
-            // The parser drops the newline after `<pre>`: the tag gets a line of its own.
-            "<pre style=\"font-family:Menlo,Consolas,monospace;font-size:11px;color:#444\">\n{}</pre>\n",
-            escape(text.trim_end_matches('\n'))
-        )
-    };
     let placed = sheet.and_then(|sheet| {
         let grid = sheet.to_string();
         text.find(&grid).map(|at| (sheet, at, grid))
@@ -211,6 +204,15 @@ fn fold_markup(html: &str) -> String {
     out
 }
 
+/// Text in a monospaced block, as the text part draws it.
+fn pre(text: &str) -> String {
+    format!(
+        // The parser drops the newline after `<pre>`: the tag gets a line of its own.
+        "<pre style=\"font-family:Menlo,Consolas,monospace;font-size:11px;color:#444\">\n{}</pre>\n",
+        crate::sheet::html::escape(text.trim_end_matches('\n'))
+    )
+}
+
 /// Blank-line paragraphs as `<p>`, `> ` lines as a blockquote, the
 /// signature dropped (the text part has it).
 fn paragraphs(text: &str) -> String {
@@ -219,6 +221,12 @@ fn paragraphs(text: &str) -> String {
     let mut out = String::new();
     for paragraph in text.split("\n\n").filter(|p| !p.trim().is_empty()) {
         let lines: Vec<&str> = paragraph.lines().collect();
+        // A drawing (another sheet, a table) keeps its columns.
+        let drawn = |l: &&str| l.starts_with(' ') || l.contains("  ") || l.starts_with(['+', '|']);
+        if lines.iter().any(drawn) {
+            out.push_str(&pre(paragraph));
+            continue;
+        }
         let quoted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("> ")).collect();
         if quoted.len() == lines.len() {
             out.push_str("<blockquote style=\"margin:4px 0 4px 8px;padding-left:8px;border-left:3px solid #ccc\">");
@@ -406,7 +414,7 @@ pub fn key_block(id: &str, token: &str) -> String {
     format!(
         "\n{KEY_LINE}{id}: {token}\nIt proves a mail is yours: replies to this mail carry it. Keep it\n\
          in the quoted text if your mail program drops the Reply-To address.\n\
-         Commands, one a line: move <pit>, board, resign, help, games.\n"
+         Commands, one a line: move <pit>, board, offer draw, resign, help (all).\n"
     )
 }
 

@@ -408,6 +408,11 @@ impl Scene<'_> {
                 let _ = write!(body, "\n\n{}", text.trim_end());
             }
             body.push('\n');
+            let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
+            if commands.iter().any(drawn) {
+                // Beside an old or imagined board, the real one, to reply to.
+                let _ = write!(body, "\nThe game as it stands:\n\n{}", self.sheet);
+            }
             let summary = answers.len().to_string() + " answered";
             return (self.mail(side, body).into_iter().collect(), summary);
         }
@@ -585,20 +590,19 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
 /// The commands, and the rules of `ruleset` in short (or a line about
 /// each game): a mail that fits a window. `help rules RULESET` has the rest.
 pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
+    let games: Vec<&str> = crate::engine::Ruleset::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
+    let games = format!("The games: {}.", games.join(", "));
     match ruleset {
         Some(r) => format!(
-            "{HELP}\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
+            "{HELP}\n{games}\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
             r.title(),
             crate::guide::summary(r),
             r.as_str()
         ),
-        None => {
-            let games: Vec<&str> = crate::engine::Ruleset::ALL.iter().map(|r| r.as_str()).collect();
-            format!(
-                "{HELP}\nThe games: {}.\nTheir rules: a line  help rules RULESET\n",
-                games.join(", ")
-            )
-        }
+        None => format!("{HELP}\n{games}\nTheir rules: a line  help rules GAME\n"),
     }
 }
 
@@ -606,20 +610,24 @@ const HELP: &str = "\
 The mancala referee keeps your games and mails both players the board
 after every move. Write one command a line, in your own text:
 
-    new RULESET [stones N] with ADDRESS [as south|north]
-                  invite ADDRESS to a game (super-wari, wari, waurie or
-                  mankala); with computer: play the referee itself
-    accept        play the game you are invited to (a first move does too)
-    decline       refuse it: that player's invitations stop
-    move c        sow your pit c; a bonus sowing is written c-f
-    board         the board of the game this mail is about, again
-    resign        give the game up
-    games         the games you play here, with your keys
-    help          this text; help rules RULESET: a game's full rules
+  new GAME [stones N] with ADDRESS [as south|north]   invite someone
+      (with computer: play the referee); the games are listed below
+  accept / decline      answer an invitation, a draw offer or a takeback
+  move c                sow your pit c; a bonus sowing is written c-f
+  if e then d           with your move: if the reply is e, play d at once
+  offer draw            propose a draw (a move by your opponent declines)
+  takeback              ask to undo your last turn, before the reply
+  resign                give the game up
+  board / board 12      the board now, or after the first 12 turns
+  preview c e-b d       the board after these turns; nothing is played
+  games / history       your games under way, with keys; your results
+  ratings [GAME]        the players' ratings, best first
+  help / help rules GAME   this text; a game's full rules
+  (words with no command go to your opponent)
 
-Moves are pit letters from your own left in sowing order. Reply to any
-mail the referee sent you about a game: its Reply-To address (and the key
-line in its text) proves the mail is yours.
+Several commands in one mail run in order, answered in one reply. Moves
+are pit letters from your own left. Reply to any mail the referee sent
+you about a game: its Reply-To address proves the mail is yours.
 ";
 
 #[cfg(test)]
@@ -640,6 +648,25 @@ mod tests {
                 text.lines().count()
             );
             assert!(text.lines().all(|l| l.chars().count() < 78), "{ruleset:?}");
+            for command in [
+                "new ",
+                "accept",
+                "decline",
+                "move ",
+                "if ",
+                "offer draw",
+                "takeback",
+                "resign",
+                "board",
+                "preview",
+                "games",
+                "history",
+                "ratings",
+                "help",
+                "help rules",
+            ] {
+                assert!(text.contains(command), "{ruleset:?}: {command}");
+            }
         }
     }
 }

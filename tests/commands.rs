@@ -1,0 +1,504 @@
+//! The commands players had on pbmserv, each through `mancala mail` on a
+//! store, the players answering only by pressing "reply" on the last mail
+//! the referee sent them (to its Reply-To, quoting its text part).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use mail_parser::MessageParser;
+use mancala::engine::Side;
+use mancala::sheet::Sheet;
+
+mod common;
+
+use common::{run, stderr, stdout, temp_dir};
+
+const REFEREE: &str = "referee@referee.example";
+const ALICE: &str = "alice@players.example";
+const BOB: &str = "bob@players.example";
+
+/// A mail the referee sent, as a player's client shows it.
+#[derive(Clone, Debug)]
+struct Received {
+    to: String,
+    reply_to: String,
+    subject: String,
+    body: String,
+}
+
+impl Received {
+    fn sheet(&self) -> Sheet {
+        Sheet::parse(&self.body).unwrap_or_else(|e| panic!("{e}:\n{}", self.body))
+    }
+
+    fn legal(&self) -> Vec<String> {
+        self.sheet()
+            .game
+            .legal_moves()
+            .into_iter()
+            .map(|p| p.to_string())
+            .collect()
+    }
+}
+
+/// A store, the referee's outgoing folder, and the mails seen so far.
+struct Referee {
+    store: PathBuf,
+    out: PathBuf,
+    seen: std::cell::RefCell<BTreeSet<PathBuf>>,
+    count: std::cell::Cell<u32>,
+}
+
+impl Referee {
+    fn new(name: &str) -> Referee {
+        let dir = temp_dir(name);
+        Referee {
+            store: dir.join("store"),
+            out: dir.join("out"),
+            seen: Default::default(),
+            count: Default::default(),
+        }
+    }
+
+    /// `mancala mail` on `raw`; the mails it sent.
+    fn mail(&self, raw: &str) -> Vec<Received> {
+        let send = format!("dir:{}", self.out.display());
+        let store = self.store.to_str().unwrap();
+        let output = run(
+            &["mail", "--from", REFEREE, "--store", store, "--send", &send],
+            raw.as_bytes(),
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        let mut sent = Vec::new();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.out)
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for path in files {
+            if !self.seen.borrow_mut().insert(path.clone()) {
+                continue;
+            }
+            let raw = std::fs::read(&path).unwrap();
+            let message = MessageParser::default().parse(&raw).unwrap();
+            let address = |a: Option<&mail_parser::Address>| {
+                a.and_then(|a| a.first())
+                    .and_then(|a| a.address())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            sent.push(Received {
+                to: address(message.to()),
+                reply_to: address(message.reply_to()),
+                subject: message.subject().unwrap_or_default().to_string(),
+                body: message
+                    .body_text(0)
+                    .unwrap_or_default()
+                    .replace("\r\n", "\n"),
+            });
+        }
+        sent
+    }
+
+    /// `from` presses reply on `received` and writes `words` above the quote.
+    fn reply(&self, from: &str, received: &Received, words: &str) -> Vec<Received> {
+        self.count.set(self.count.get() + 1);
+        let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
+        self.mail(&format!(
+            "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <r{}@players.example>\n\n{words}\n\n{quoted}",
+            received.reply_to,
+            received.subject,
+            self.count.get()
+        ))
+    }
+
+    /// Alice invites Bob, Bob accepts: their boards.
+    fn game_on(&self, game: &str) -> (Received, Received) {
+        self.count.set(self.count.get() + 1);
+        let out = self.mail(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game\nMessage-ID: <n{}@players.example>\n\nnew {game} with Bob <{BOB}>\n",
+            self.count.get()
+        ));
+        let out = self.reply(BOB, &to(&out, BOB), "accept");
+        (to(&out, ALICE), to(&out, BOB))
+    }
+
+    /// Alice starts another game by replying to a mail of hers (her key
+    /// vouches for her), Bob accepts: their boards.
+    fn another_game(&self, alices: &Received, game: &str) -> (Received, Received) {
+        let out = self.reply(ALICE, alices, &format!("new {game} with Bob <{BOB}>"));
+        let out = self.reply(BOB, &to(&out, BOB), "accept");
+        (to(&out, ALICE), to(&out, BOB))
+    }
+
+    fn ratings_json(&self) -> Vec<serde_json::Value> {
+        let output = run(
+            &["ratings", "--json", "--store", self.store.to_str().unwrap()],
+            b"",
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// Does `body` say `text`, however the referee wrapped its lines?
+fn says(body: &str, text: &str) -> bool {
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    squeeze(body).contains(&squeeze(text))
+}
+
+fn to(out: &[Received], address: &str) -> Received {
+    out.iter()
+        .find(|o| o.to == address)
+        .cloned()
+        .unwrap_or_else(|| panic!("nothing to {address}: {out:#?}"))
+}
+
+/// South (Alice) and North (Bob) each play their first legal move, `turns` times.
+fn play_turns(
+    referee: &Referee,
+    mut boards: (Received, Received),
+    turns: usize,
+) -> (Received, Received) {
+    for _ in 0..turns {
+        let (mover, board) = match boards.0.sheet().game.to_move() {
+            Some(Side::South) => (ALICE, &boards.0),
+            _ => (BOB, &boards.1),
+        };
+        let pit = board.legal()[0].clone();
+        let out = referee.reply(mover, board, &format!("move {pit}"));
+        boards = (to(&out, ALICE), to(&out, BOB));
+    }
+    boards
+}
+
+#[test]
+fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
+    let referee = Referee::new("board-n");
+    let boards = referee.game_on("wari");
+    let (alice, _bob) = play_turns(&referee, boards, 3);
+    let out = referee.reply(ALICE, &alice, "board 1");
+    assert_eq!(out.len(), 1, "to the asker alone");
+    let answer = to(&out, ALICE);
+    assert!(
+        answer
+            .body
+            .contains("Not the game: the board after turn 1 of 3"),
+        "{}",
+        answer.body
+    );
+    // The sheet after turn 1 has one log entry; the game's own still has three.
+    let after = answer.body.split("Not the game:").nth(1).unwrap();
+    let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
+    assert_eq!(early.game.ply(), 1);
+    assert_eq!(
+        answer.sheet().game.ply(),
+        3,
+        "a reply is read by the game's sheet"
+    );
+    // North is to move; Bob's reply to his last mail still plays.
+    let out = referee.reply(ALICE, &answer, "board 9");
+    assert!(says(
+        &to(&out, ALICE).body,
+        "the game has 3 turns; write board and a number from 0 to 3"
+    ));
+}
+
+#[test]
+fn preview_plays_on_a_copy_and_mails_nobody_else() {
+    let referee = Referee::new("preview");
+    let (alice, bob) = referee.game_on("super-wari");
+    let legal = alice.legal();
+    let out = referee.reply(ALICE, &alice, &format!("preview {} {}", legal[0], "a"));
+    assert_eq!(out.len(), 1, "Bob is not mailed");
+    let preview = to(&out, ALICE);
+    assert!(says(&preview.body, "nothing is played"), "{}", preview.body);
+    assert!(preview
+        .body
+        .contains(&format!("Not the game: a preview after {} a", legal[0])));
+    assert_eq!(preview.sheet().game.ply(), 0, "the game is untouched");
+    // Alice replies to the preview mail with her move: it is played.
+    let out = referee.reply(ALICE, &preview, &format!("move {}", legal[0]));
+    assert_eq!(out.len(), 2, "{out:#?}");
+    assert_eq!(to(&out, BOB).sheet().game.ply(), 1);
+    let _ = bob;
+}
+
+#[test]
+fn a_conditional_move_is_played_when_the_reply_comes_and_never_shown_to_the_opponent() {
+    let referee = Referee::new("conditional");
+    let (alice, _) = referee.game_on("super-wari");
+    let pit = alice.legal()[0].clone();
+    // What Bob may answer, and Alice's answer to that.
+    let mut trial = alice.sheet();
+    trial
+        .play(&mancala::sheet::parse_sowings(&pit).unwrap())
+        .unwrap();
+    let reply = trial.game.legal_moves().first().unwrap().to_string();
+    trial
+        .play(&mancala::sheet::parse_sowings(&reply).unwrap())
+        .unwrap();
+    let answer = trial.game.legal_moves().first().unwrap().to_string();
+    let out = referee.reply(
+        ALICE,
+        &alice,
+        &format!("move {pit}\nif {reply} then {answer}\nif a-b then c"),
+    );
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(
+        says(
+            &alice.body,
+            &format!("kept for Bob's next turn (Bob does not see them): if {reply} then {answer}")
+        ),
+        "{}",
+        alice.body
+    );
+    assert!(
+        says(&alice.body, "if a-b then c: dropped"),
+        "{}",
+        alice.body
+    );
+    assert!(
+        !bob.body.contains(&format!("if {reply} then")),
+        "Bob never sees them:\n{}",
+        bob.body
+    );
+    assert!(!says(&bob.body, "conditional"), "{}", bob.body);
+    let out = referee.reply(BOB, &bob, &format!("move {reply}"));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert_eq!(bob.sheet().game.ply(), 3, "Alice's answer played at once");
+    assert!(
+        says(&bob.body, "By Alice's conditional move"),
+        "{}",
+        bob.body
+    );
+    assert_eq!(bob.sheet().game.to_move(), Some(Side::North));
+    // A condition that does not apply is dropped with a note to its writer alone.
+    let pit = alice.legal().last().unwrap().clone();
+    let _ = pit;
+    let mine = bob.legal()[0].clone();
+    let mut trial = bob.sheet();
+    trial
+        .play(&mancala::sheet::parse_sowings(&mine).unwrap())
+        .unwrap();
+    let replies: Vec<String> = trial
+        .game
+        .legal_moves()
+        .into_iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert!(replies.len() >= 2, "two replies to choose from");
+    trial
+        .play(&mancala::sheet::parse_sowings(&replies[0]).unwrap())
+        .unwrap();
+    let answer = trial.game.legal_moves().first().unwrap().to_string();
+    let out = referee.reply(
+        BOB,
+        &bob,
+        &format!("move {mine}\nif {} then {answer}", replies[0]),
+    );
+    let alice = to(&out, ALICE);
+    let out = referee.reply(ALICE, &alice, &format!("move {}", replies[1]));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(
+        says(&bob.body, "did not apply: Alice played"),
+        "{}",
+        bob.body
+    );
+    assert!(!alice.body.contains("conditional"), "{}", alice.body);
+    assert_eq!(alice.sheet().game.to_move(), Some(Side::North));
+}
+
+#[test]
+fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
+    let referee = Referee::new("draw");
+    let (alice, _) = referee.game_on("wari");
+    let pit = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("move {pit}\noffer draw"));
+    assert_eq!(out.len(), 2, "one mail each for the move and the offer");
+    let bob = to(&out, BOB);
+    assert!(
+        says(&bob.body, "Alice offers a draw: Bob may answer accept"),
+        "{}",
+        bob.body
+    );
+    // Bob's move declines it.
+    let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
+    let alice = to(&out, ALICE);
+    assert!(
+        says(&alice.body, "The move declines Alice's draw offer"),
+        "{}",
+        alice.body
+    );
+    // Offered again, declined in words.
+    let out = referee.reply(
+        ALICE,
+        &alice,
+        &format!("move {}\noffer draw", alice.legal()[0]),
+    );
+    let out = referee.reply(BOB, &to(&out, BOB), "decline");
+    let bob = to(&out, BOB);
+    assert!(says(
+        &to(&out, ALICE).body,
+        "Bob declined Alice's draw offer"
+    ));
+    // Nothing is open now: accept says what to write instead.
+    let out = referee.reply(BOB, &bob, "accept");
+    assert!(says(
+        &to(&out, BOB).body,
+        "to offer a draw, write: offer draw"
+    ));
+    let bob = to(&out, BOB);
+    // Bob offers, Alice accepts: the game ends drawn.
+    let out = referee.reply(BOB, &bob, &format!("move {}\noffer draw", bob.legal()[0]));
+    let out = referee.reply(ALICE, &to(&out, ALICE), "accept");
+    let alice = to(&out, ALICE);
+    assert!(
+        says(
+            &alice.body,
+            "Alice accepted Bob's draw offer: the game is drawn"
+        ),
+        "{}",
+        alice.body
+    );
+    assert!(says(&alice.body, "drawn by agreement"), "{}", alice.body);
+    assert!(alice.sheet().game.is_over());
+    let list = referee.ratings_json();
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert!(list.iter().all(|r| r["draws"] == 1 && r["games"] == 1));
+}
+
+#[test]
+fn a_takeback_undoes_the_last_turn_only_with_the_opponents_accept() {
+    let referee = Referee::new("takeback");
+    let (alice, _) = referee.game_on("waurie");
+    let pit = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("move {pit}"));
+    let out = referee.reply(ALICE, &to(&out, ALICE), "takeback");
+    let bob = to(&out, BOB);
+    assert!(
+        says(&bob.body, "Alice asks to take back their last turn"),
+        "{}",
+        bob.body
+    );
+    let out = referee.reply(BOB, &bob, "accept");
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(says(&bob.body, "is undone"), "{}", bob.body);
+    assert_eq!(alice.sheet().game.ply(), 0);
+    assert_eq!(alice.sheet().game.to_move(), Some(Side::South));
+    // Asked again, Bob's move refuses it.
+    let out = referee.reply(ALICE, &alice, &format!("move {pit}"));
+    let out = referee.reply(ALICE, &to(&out, ALICE), "takeback");
+    let bob = to(&out, BOB);
+    let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
+    assert!(says(
+        &to(&out, ALICE).body,
+        "The move declines Alice's takeback"
+    ));
+    // Alice's turn is no longer the last: nothing to take back, and she is told why.
+    let out = referee.reply(ALICE, &to(&out, ALICE), "takeback");
+    assert_eq!(out.len(), 1, "Bob is not bothered");
+    assert!(says(
+        &to(&out, ALICE).body,
+        "there is nothing to take back: the last turn is not yours"
+    ));
+}
+
+#[test]
+fn words_without_a_command_go_to_the_opponent() {
+    let referee = Referee::new("chat");
+    let (_, bob) = referee.game_on("mankala");
+    let out = referee.reply(BOB, &bob, "Nice opening, I am thinking.");
+    let alice = to(&out, ALICE);
+    assert!(
+        says(&alice.body, "Bob wrote, without a move"),
+        "{}",
+        alice.body
+    );
+    assert!(
+        alice.body.contains("> Nice opening, I am thinking."),
+        "{}",
+        alice.body
+    );
+    assert_eq!(alice.sheet().game.ply(), 0);
+}
+
+#[test]
+fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() {
+    let referee = Referee::new("games");
+    let (alice, _) = referee.game_on("wari");
+    // Waurie: Alice moves, so Bob is to move there; Mankala: Alice resigns.
+    let (waurie, _) = referee.another_game(&alice, "waurie");
+    let out = referee.reply(ALICE, &waurie, &format!("move {}", waurie.legal()[0]));
+    let waurie = to(&out, ALICE);
+    let (mankala, _) = referee.another_game(&waurie, "mankala");
+    referee.reply(ALICE, &mankala, "resign");
+    let out = referee.reply(ALICE, &waurie, "games\nhistory");
+    assert_eq!(out.len(), 1);
+    let body = to(&out, ALICE).body;
+    let listing = &body[body.find("Your games here").unwrap()..];
+    let wari = listing.find("\nWari ").unwrap();
+    let waurie_at = listing.find("\nWaurie ").unwrap();
+    assert!(
+        wari < waurie_at,
+        "Alice's move first (wari), then Bob's (waurie):\n{body}"
+    );
+    assert!(says(&body, "against Bob, your move"), "{body}");
+    assert!(says(&body, "against Bob, Bob to move"), "{body}");
+    assert_eq!(body.matches("your key:").count(), 2, "{body}");
+    assert!(says(&body, "1 finished or declined"), "{body}");
+    assert!(says(&body, "Bob wins (Alice resigned)"), "{body}");
+    assert!(body.contains("1. your games, as you asked."), "{body}");
+    assert!(
+        body.contains("2. your finished games, as you asked."),
+        "{body}"
+    );
+}
+
+#[test]
+fn ratings_follow_finished_games_between_people_only() {
+    let referee = Referee::new("ratings");
+    let (alice, _) = referee.game_on("wari");
+    let out = referee.reply(ALICE, &alice, "resign");
+    let alice = to(&out, ALICE);
+    // Against the computer: unrated.
+    let out = referee.reply(ALICE, &alice, "new wari with computer");
+    let cpu = to(&out, ALICE);
+    referee.reply(ALICE, &cpu, "resign");
+    let list = referee.ratings_json();
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(list[0]["name"], "Bob", "the winner first");
+    assert!(list[0]["rating"].as_f64().unwrap() > 1500.0);
+    assert!(list[1]["rating"].as_f64().unwrap() < 1500.0);
+    assert_eq!(list[0]["wins"], 1);
+    assert_eq!(list[1]["losses"], 1);
+    assert_eq!(list[1]["games"], 1, "the computer game is unrated");
+    assert!(list[0]["deviation"].as_f64().unwrap() < 350.0);
+    // By mail: the same table, best first.
+    let (waurie, _) = referee.another_game(&alice, "waurie");
+    let out = referee.reply(ALICE, &waurie, "ratings wari");
+    let body = to(&out, ALICE).body;
+    assert!(body.contains("Wari\n  player"), "{body}");
+    let bob_at = body.find("  Bob").unwrap();
+    let alice_at = body.find("  Alice").unwrap();
+    assert!(bob_at < alice_at, "best first:\n{body}");
+}
+
+#[test]
+fn several_commands_in_one_mail_are_answered_in_one_reply_in_order() {
+    let referee = Referee::new("several");
+    let (alice, _) = referee.game_on("super-wari");
+    let (alice, _) = play_turns(&referee, (alice.clone(), alice), 0);
+    let pit = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("ratings\npreview {pit}\nboard 0"));
+    assert_eq!(out.len(), 1);
+    let body = &out[0].body;
+    let (r, p, b) = (
+        body.find("1. the ratings").unwrap(),
+        body.find("2. a preview").unwrap(),
+        body.find("3. the board after turn 0").unwrap(),
+    );
+    assert!(r < p && p < b, "{body}");
+}
