@@ -18,7 +18,9 @@ and read the referee's replies from their own Maildirs, as people would:
   writable again a flush of the queue plays the move exactly once;
 * bounces and auto-replies, never answered;
 * replies made by real mail clients (mutt, s-nail) from tests/mail/fixtures,
-  to sheets@, the referee that keeps no games (the game lives in the mail).
+  to sheets@, the referee that keeps no games (the game lives in the mail);
+* the mail commands in one game (`preview`, `if ... then`, `takeback`, `offer draw`,
+  `accept`), the draw then counted by `mancala ratings`.
 
 Prints a final line `N passed, M failed` and exits non-zero on any failure.
 `game.py WORD...` runs only the tests whose name has one of the words.
@@ -217,11 +219,12 @@ def legal_moves_of_start(ruleset, stones):
     return json.loads(out.stdout.splitlines()[0])["legal"][0]
 
 
-def challenge():
+def challenge(alice=PLAYERS["Alice"]):
     """Alice invites Bob by mail, Bob accepts by pressing reply; both then get the start
-    board with their own keys."""
+    board with their own keys. ALICE is her From: bare, the referee calls her alice; as
+    "Alice <...>", Alice."""
     clear()
-    send(PLAYERS["Alice"], [REFEREE], compose(PLAYERS["Alice"], "a game?", f"new wari with Bob <{PLAYERS['Bob']}>\n"))
+    send(PLAYERS["Alice"], [REFEREE], compose(alice, "a game?", f"new wari with Bob <{PLAYERS['Bob']}>\n"))
     wait_for("alice", 1)
     wait_for("bob", 1)
     invitation = newest("bob")
@@ -269,6 +272,109 @@ def forged_move():
     wait_for("bob", 3)
     position = show_json(body_of(newest("bob")))
     assert position["ply"] == 1 and position["south"][1] == 0, position
+
+
+def says(body, text):
+    """Does BODY say TEXT, however the referee wrapped its lines?"""
+    return " ".join(text.split()) in " ".join(body.split())
+
+
+def sheet_after(text, *pits):
+    """The sheet of TEXT (a mail's body: the game as it stands, not the sheets marked
+    'Not the game:') after PITS, a whole turn each, played by `mancala move`, which refuses
+    an illegal one."""
+    for pit in pits:
+        out = subprocess.run([MANCALA, "move", "-", pit], input=text, capture_output=True, text=True)
+        assert out.returncode == 0, f"move {pit}: {out.stderr}\n{text}"
+        text = out.stdout
+    return text
+
+
+def answered(sender, received, text, to=("alice", "bob")):
+    """SENDER ("Alice" or "Bob") presses reply on RECEIVED with TEXT; the referee's answer
+    is one mail to each player of TO and nothing to the other. Returns {user: that mail}."""
+    players = ("alice", "bob")
+    before = {user: count(user) for user in players}
+    press_reply(PLAYERS[sender], received, text)
+    for user in to:
+        wait_for(user, before[user] + 1)
+    wait_idle()
+    after = {user: count(user) for user in players}
+    assert after == {user: n + (user in to) for user, n in before.items()}, \
+        f"{sender}'s {text!r}: one mail each to {to}, but {before} -> {after}\n{body_of(newest(to[0]))}"
+    return {user: newest(user) for user in to}
+
+
+def commands_in_one_game():
+    """The mail commands after pbmserv in one Wari game, each player only pressing reply on
+    the referee's latest mail to them: Alice's preview (to her alone, nothing played); her
+    move with a conditional move, kept from Bob and played at once when his reply is the one
+    she foresaw; Bob's move taken back with Alice's accept; Bob's move with a draw offer,
+    accepted; and the draw in `mancala ratings`."""
+    alice, _ = challenge(alice=f"Alice <{PLAYERS['Alice']}>")
+    start = body_of(alice)
+    # Alice's move, Bob's reply she foresees, and her answer to it (legal, by mancala move).
+    pit = show_json(start)["legal"][0]
+    reply = show_json(sheet_after(start, pit))["legal"][-1]
+    answer = show_json(sheet_after(start, pit, reply))["legal"][-1]
+
+    # 1. preview: to Alice alone; the game is unchanged.
+    alice = answered("Alice", alice, f"preview {pit} {reply}\n", to=("alice",))["alice"]
+    body = body_of(alice)
+    assert says(body, "nothing is played"), body
+    assert re.search(rf"^Not the game: a preview after {pit} {reply}\b", body, re.M), body
+    assert show_json(body) == show_json(start), f"a reply still reads the start, no moves:\n{body}"
+
+    # 2. A move and a conditional move: kept for Bob's turn, never shown to him; his reply
+    # brings Alice's answer at once, and Bob is to move again.
+    mails = answered("Alice", alice, f"move {pit}\nif {reply} then {answer}\n")
+    body = body_of(mails["alice"])
+    assert says(body, f"kept for Bob's next turn (Bob does not see them): if {reply} then {answer}"), body
+    body = body_of(mails["bob"])
+    assert f"if {reply} then" not in body and "conditional" not in body, f"Bob never sees it:\n{body}"
+    mails = answered("Bob", mails["bob"], f"move {reply}\n")
+    after_answer = show_json(sheet_after(start, pit, reply, answer))
+    assert after_answer["ply"] == 3 and after_answer["to_move"] == "north", after_answer
+    for mail in mails.values():
+        body = body_of(mail)
+        assert says(body, f"By Alice's conditional move (if {reply} then {answer})"), body
+        assert show_json(body) == after_answer, f"Alice's answer {answer} is played:\n{body}"
+
+    # 3. takeback: Bob moves, asks to take it back, Alice accepts; Bob is to move again.
+    before = body_of(mails["bob"])
+    bobs = show_json(before)["legal"][0]
+    mails = answered("Bob", mails["bob"], f"move {bobs}\n")
+    assert show_json(body_of(mails["bob"]))["ply"] == 4, body_of(mails["bob"])
+    mails = answered("Bob", mails["bob"], "takeback\n")
+    body = body_of(mails["alice"])
+    assert says(body, f"Bob asks to take back their last turn ({bobs})"), body
+    mails = answered("Alice", mails["alice"], "accept\n")
+    for mail in mails.values():
+        body = body_of(mail)
+        assert says(body, f"Alice accepted Bob's takeback: Bob's last turn ({bobs}) is undone"), body
+        assert show_json(body) == show_json(before), f"the sheet is back to before Bob's {bobs}:\n{body}"
+
+    # 4. offer draw with a move, in one mail; Alice accepts: drawn by agreement.
+    draw_pit = show_json(before)["legal"][-1]
+    mails = answered("Bob", mails["bob"], f"move {draw_pit}\noffer draw\n")
+    body = body_of(mails["alice"])
+    assert says(body, "Bob offers a draw"), body
+    assert show_json(body) == show_json(sheet_after(before, draw_pit)), f"Bob's {draw_pit} is played:\n{body}"
+    mails = answered("Alice", mails["alice"], "accept\n")
+    for mail in mails.values():
+        body = body_of(mail)
+        assert says(body, "Alice accepted Bob's draw offer: the game is drawn"), body
+        assert says(body, "drawn by agreement"), body
+        position = show_json(body)
+        assert position["over"] and position["winner"] == "draw" and position["reason"] == "agreement", position
+
+    # 5. The referee's ratings count the draw for both.
+    store = os.path.join(home("referee"), ".local/share/mancala-referee")
+    out = subprocess.run([MANCALA, "ratings", "--json", "--store", store], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    ratings = {r["name"]: r for r in map(json.loads, out.stdout.splitlines())}
+    assert sorted(ratings) == ["Alice", "Bob"], out.stdout
+    assert all(r["draws"] == 1 and r["games"] == 1 for r in ratings.values()), out.stdout
 
 
 def files_in(user):
@@ -405,7 +511,9 @@ def main():
               ("a move deferred (exit 75) while the store is unwritable", deferred_while_store_unwritable),
               ("bounce and auto-reply", never_answered),
               ("a whole game on Bill's own mailbox, through his procmail filter", bills_own_mailbox),
-              ("replies made by mutt and s-nail", client_made_replies)]
+              ("replies made by mutt and s-nail", client_made_replies),
+              ("mail commands in one game: preview, if-then, takeback, offer draw, ratings",
+               commands_in_one_game)]
     # game.py [WORD...]: only the tests whose name has one of the words (for a quick look:
     # tests/e2e/mail-stack.sh BIN python3 tests/e2e/game.py deferred).
     run_tests(tests)

@@ -269,7 +269,10 @@ impl Scene<'_> {
         side: Side,
         written_lines: &[(Vec<Pit>, Vec<Pit>)],
     ) -> Result<(), Refusal> {
-        if self.sheet.game.to_move() != Some(side.other()) || record.computer.is_some() {
+        if record.computer.is_some() {
+            return Err(Refusal::NoConditionsAgainstComputer);
+        }
+        if self.sheet.game.to_move() != Some(side.other()) {
             return Err(Refusal::ConditionsNeedMove);
         }
         let other = self.sheet.name(side.other()).to_string();
