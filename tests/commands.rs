@@ -502,3 +502,37 @@ fn several_commands_in_one_mail_are_answered_in_one_reply_in_order() {
     );
     assert!(r < p && p < b, "{body}");
 }
+
+#[test]
+fn a_huge_preview_or_a_flood_of_if_lines_costs_little_and_keeps_the_file_small() {
+    let referee = Referee::new("flood");
+    let (alice, _) = referee.game_on("wari");
+    let preview = format!("preview {}", "a b ".repeat(20_000));
+    let started = std::time::Instant::now();
+    let out = referee.reply(ALICE, &alice, &preview);
+    assert!(says(
+        &to(&out, ALICE).body,
+        "A preview plays at most 100 turns"
+    ));
+    let pit = alice.legal()[0].clone();
+    let pits = ["a", "b", "c", "d", "e", "f"];
+    let lines: String = (0..2_000)
+        .map(|i| format!("if {} then {}\n", pits[i % 6], pits[(i / 6) % 6]))
+        .collect();
+    let out = referee.reply(ALICE, &alice, &format!("move {pit}\n{lines}"));
+    assert!(says(
+        &to(&out, ALICE).body,
+        "Only the first 20 if lines are read"
+    ));
+    let files: Vec<_> = std::fs::read_dir(&referee.store)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .collect();
+    for file in files {
+        let size = file.metadata().unwrap().len();
+        assert!(size < 64_000, "{}: {size} bytes", file.path().display());
+    }
+    // Not a timing target: a guard against a quadratic blow-up (minutes, not seconds).
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}

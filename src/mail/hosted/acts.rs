@@ -11,6 +11,10 @@ use crate::mail::letter::Letter;
 use crate::mail::play::{play_turn, written, Refusal};
 use crate::store::{Concession, Conditional, GameRecord, Offer, OfferKind};
 
+/// The most conditional moves a player keeps: one for each of the
+/// opponent's likely replies, and the game file stays small.
+const CONDITIONS: usize = 20;
+
 impl Scene<'_> {
     /// Does `acts` (the move, wherever its line stands) for `side`.
     pub(super) fn act(
@@ -277,7 +281,12 @@ impl Scene<'_> {
         }
         let other = self.sheet.name(side.other()).to_string();
         let (mut kept, mut lines, mut notes) = (Vec::new(), Vec::new(), Vec::new());
-        for (reply, answer) in written_lines {
+        if written_lines.len() > CONDITIONS {
+            notes.push(format!(
+                "  Only the first {CONDITIONS} if lines are read; the rest are dropped."
+            ));
+        }
+        for (reply, answer) in written_lines.iter().take(CONDITIONS) {
             let line = format!("if {} then {}", written(reply), written(answer));
             let mut trial = self.sheet.clone();
             let problem = if play_turn(&mut trial, side.other(), reply).is_err() {

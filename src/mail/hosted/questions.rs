@@ -82,6 +82,9 @@ impl Scene<'_> {
 
     /// The sheet after `turns`, the player to move's first, on a copy.
     fn preview(&self, side: Side, turns: &[Vec<Pit>]) -> (String, String) {
+        // Each turn is played on a copy: a mail of a million turns costs no more than this.
+        let cut = turns.len() > PREVIEW_TURNS;
+        let turns = &turns[..turns.len().min(PREVIEW_TURNS)];
         let line = turns
             .iter()
             .map(|t| written(t))
@@ -110,6 +113,9 @@ impl Scene<'_> {
             ),
             _ => String::new(),
         };
+        if cut {
+            said.push(format!("(A preview plays at most {PREVIEW_TURNS} turns.)"));
+        }
         let mut text = format!("{start}{}\n\n", said.join(" "));
         text.push_str(&marked(
             &format!("a preview after {line}; nothing is played"),
@@ -118,6 +124,9 @@ impl Scene<'_> {
         (title, text)
     }
 }
+
+/// The most turns a preview plays.
+const PREVIEW_TURNS: usize = 100;
 
 /// A sheet under a [`NOT_THE_GAME`] line, so no reply reads it as the game.
 fn marked(what: &str, sheet: &Sheet) -> String {
