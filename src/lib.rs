@@ -10,5 +10,6 @@ pub mod guide;
 pub mod mail;
 pub mod opponent;
 pub mod sheet;
+pub mod solve;
 #[cfg(feature = "mail")]
 pub mod store;

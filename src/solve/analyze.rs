@@ -1,0 +1,84 @@
+//! A game turn by turn: the value before each turn and after it, for the
+//! player who made it, so that the turns that gave value away, and the one
+//! where a won position was let go, stand out.
+
+use super::{Solver, Tables};
+use crate::engine::{Game, Pit, Position, Side};
+
+/// One turn, valued for the player who made it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TurnAnalysis {
+    /// 1 for the game's first turn.
+    pub turn: usize,
+    pub side: Side,
+    pub sowings: Vec<Pit>,
+    /// The value of the position before the turn, best play from there.
+    pub before: i32,
+    /// The value after the turn (of the turn played).
+    pub after: i32,
+    /// `before - after`: what the turn gave away (0 for a best turn).
+    pub lost: i32,
+    /// The turn let a won position go (before it the mover was winning,
+    /// after it they no longer are).
+    pub let_go: bool,
+    /// A first sowing of a best turn, when this one was not.
+    pub best: Option<Pit>,
+    /// Both values are exact.
+    pub exact: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Analysis {
+    pub turns: Vec<TurnAnalysis>,
+}
+
+/// Analyses every turn of `game`, each position with a budget of `nodes`.
+pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
+    let mut turns = Vec::new();
+    let mut position = *game.start();
+    let sowings = game.sowings();
+    let mut i = 0;
+    while i < sowings.len() {
+        let side = sowings[i].side;
+        let before_position = position;
+        let mut played = Vec::new();
+        while i < sowings.len() && sowings[i].side == side {
+            position.play_unchecked(sowings[i].pit);
+            played.push(sowings[i].pit);
+            i += 1;
+        }
+        let mut solver = Solver::new(tables, nodes);
+        let before = solver.solve(&before_position);
+        let after = value_for(&mut Solver::new(tables, nodes), &position, side);
+        let lost = before.value - after.0;
+        let best = before
+            .moves
+            .iter()
+            .max_by_key(|m| m.1)
+            .map(|m| m.0)
+            .filter(|_| lost > 0);
+        turns.push(TurnAnalysis {
+            turn: turns.len() + 1,
+            side,
+            sowings: played,
+            before: before.value,
+            after: after.0,
+            lost,
+            let_go: before.value > 0 && after.0 <= 0,
+            best,
+            exact: before.exact && after.1,
+        });
+    }
+    Analysis { turns }
+}
+
+/// The value of `position` for `side`, and whether it is exact.
+fn value_for(solver: &mut Solver, position: &Position, side: Side) -> (i32, bool) {
+    let solution = solver.solve(position);
+    let value = if position.to_move() == side {
+        solution.value
+    } else {
+        -solution.value
+    };
+    (value, solution.exact)
+}

@@ -1,0 +1,145 @@
+//! The tables and the solver against a plain minimax, on thousands of
+//! small positions of each ruleset the tables know.
+
+use std::collections::HashMap;
+
+use super::rank::unrank;
+use super::{solve, Scoring, Tables};
+use crate::engine::{Position, Rules, Ruleset, Side, SplitMix64};
+
+/// Minimax with no pruning and no table, remembering only what it has
+/// worked out (each position's value is the same however it is reached).
+fn minimax_in(
+    position: &Position,
+    scoring: Scoring,
+    depth: u32,
+    memo: &mut HashMap<Position, i32>,
+) -> i32 {
+    assert!(depth < 400, "play went on for 400 sowings: a cycle?");
+    if position.is_over() {
+        return scoring.final_value(position);
+    }
+    if let Some(&v) = memo.get(position) {
+        return v;
+    }
+    let v = position
+        .legal_moves()
+        .into_iter()
+        .map(|pit| {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let v = minimax_in(&child, scoring, depth + 1, memo);
+            if child.to_move() == position.to_move() {
+                v
+            } else {
+                -v
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    memo.insert(*position, v);
+    v
+}
+
+fn minimax(position: &Position, scoring: Scoring, _depth: u32) -> i32 {
+    minimax_in(position, scoring, 0, &mut HashMap::new())
+}
+
+/// A random position of `rules` with `stones` in its pits.
+fn random_position(rules: Rules, stones: usize, rng: &mut SplitMix64) -> Position {
+    let cells = 2 * usize::from(rules.pits);
+    let size = super::rank::spreads(stones, cells);
+    let mut counts = vec![0u8; cells];
+    unrank(rng.below(size as usize) as u64, stones, &mut counts);
+    let n = usize::from(rules.pits);
+    let rest = rules.total_stones() - stones as u16;
+    let south_home = rng.below(usize::from(rest) + 1) as u16;
+    let side = if rng.below(2) == 0 {
+        Side::South
+    } else {
+        Side::North
+    };
+    Position::from_counts(
+        rules,
+        &counts[..n],
+        &counts[n..],
+        [south_home as u8, (rest - south_home) as u8],
+        side,
+    )
+    .unwrap()
+}
+
+fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: usize) {
+    let rules = ruleset.rules();
+    let scoring = Scoring::of(&rules).unwrap();
+    let tables = Tables::build(&rules, table_stones, &mut |_, _| {}).unwrap();
+    let mut rng = SplitMix64::new(7);
+    let mut played = 0;
+    for i in 0..samples {
+        let stones = 1 + i % most;
+        let position = random_position(rules, stones, &mut rng);
+        let truth = minimax(&position, scoring, 0);
+        if stones <= table_stones {
+            assert_eq!(tables.value(&position), Some(truth), "{position:?}");
+        }
+        // The solver, with tables below the position and without any.
+        for with in [None, Some(&tables)] {
+            let solution = solve(&position, with, 1_000_000);
+            assert!(solution.exact, "{position:?}");
+            assert_eq!(solution.value, truth, "{position:?}");
+            for (pit, value) in &solution.moves {
+                let mut child = position;
+                child.play_unchecked(*pit);
+                let v = minimax(&child, scoring, 0);
+                let v = if child.to_move() == position.to_move() {
+                    v
+                } else {
+                    -v
+                };
+                assert_eq!(*value, v, "{position:?} {pit}");
+            }
+        }
+        played += 1;
+    }
+    assert_eq!(played, samples);
+}
+
+#[test]
+fn mankala_tables_and_solver_agree_with_minimax() {
+    check(Ruleset::Mankala, 5, 7, 2000);
+}
+
+#[test]
+fn waurie_tables_and_solver_agree_with_minimax() {
+    check(Ruleset::Waurie, 5, 7, 2000);
+}
+
+#[test]
+fn tables_round_trip_through_their_file() {
+    let rules = Ruleset::Waurie.rules();
+    let tables = Tables::build(&rules, 4, &mut |_, _| {}).unwrap();
+    let mut bytes = Vec::new();
+    tables.write(&mut bytes).unwrap();
+    let read = Tables::read(&rules, &mut bytes.as_slice()).unwrap();
+    assert_eq!(read.max_stones(), 4);
+    let mut rng = SplitMix64::new(1);
+    for _ in 0..200 {
+        let p = random_position(rules, 1 + rng.below(4), &mut rng);
+        assert_eq!(read.value(&p), tables.value(&p));
+    }
+    assert!(Tables::read(&Ruleset::Mankala.rules(), &mut bytes.as_slice()).is_err());
+    assert!(
+        Tables::read(&rules, &mut &bytes[..bytes.len() - 1]).is_err(),
+        "cut short"
+    );
+    assert!(Tables::build(&Ruleset::Wari.rules(), 3, &mut |_, _| {}).is_err());
+}
+
+#[test]
+fn wari_games_are_searched_but_never_called_exact() {
+    let position = Position::start(Ruleset::Wari.rules(), Side::South);
+    let solution = solve(&position, None, 20_000);
+    assert!(!solution.exact);
+    assert!(solution.depth.is_some_and(|d| d >= 2), "{solution:?}");
+    assert_eq!(solution.moves.len(), 6);
+}
