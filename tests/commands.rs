@@ -217,7 +217,7 @@ fn preview_plays_on_a_copy_and_mails_nobody_else() {
     assert!(says(&preview.body, "nothing is played"), "{}", preview.body);
     assert!(preview
         .body
-        .contains(&format!("Not the game: a preview after {} a", legal[0])));
+        .contains("Not the game: a preview, nothing is played."));
     assert_eq!(preview.sheet().game.ply(), 0, "the game is untouched");
     // Alice replies to the preview mail with her move: it is played.
     let out = referee.reply(ALICE, &preview, &format!("move {}", legal[0]));
@@ -520,6 +520,12 @@ fn a_huge_preview_or_a_flood_of_if_lines_costs_little_and_keeps_the_file_small()
         .map(|i| format!("if {} then {}\n", pits[i % 6], pits[(i / 6) % 6]))
         .collect();
     let out = referee.reply(ALICE, &alice, &format!("move {pit}\n{lines}"));
+    assert_eq!(out.len(), 1, "refused whole, nothing played");
+    assert!(says(&to(&out, ALICE).body, "at most 30 commands"));
+    let line: String = (0..40)
+        .map(|i| format!("if {} then {}; ", pits[i % 6], pits[(i / 6) % 6]))
+        .collect();
+    let out = referee.reply(ALICE, &alice, &format!("move {pit}\n{line}"));
     assert!(says(
         &to(&out, ALICE).body,
         "Only the first 20 if lines are read"
@@ -535,4 +541,80 @@ fn a_huge_preview_or_a_flood_of_if_lines_costs_little_and_keeps_the_file_small()
     }
     // Not a timing target: a guard against a quadratic blow-up (minutes, not seconds).
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// The first legal turn after each of `turns`, from `sheet`.
+fn first_after(sheet: &Sheet, turns: &[&str]) -> String {
+    let mut trial = sheet.clone();
+    for turn in turns {
+        trial
+            .play(&mancala::sheet::parse_sowings(turn).unwrap())
+            .unwrap();
+    }
+    trial.game.legal_moves().first().unwrap().to_string()
+}
+
+#[test]
+fn a_conditional_answer_declines_an_offer_and_it_never_comes_back() {
+    let referee = Referee::new("stale-offer");
+    let (alice, _) = referee.game_on("wari");
+    let p = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("move {p}"));
+    let bob = to(&out, BOB);
+    let r = bob.legal()[0].clone();
+    let x = first_after(&bob.sheet(), &[&r]);
+    let y = first_after(&bob.sheet(), &[&r, &x]);
+    let out = referee.reply(BOB, &bob, &format!("move {r}\nif {x} then {y}"));
+    let out = referee.reply(ALICE, &to(&out, ALICE), &format!("move {x}\noffer draw"));
+    let alice = to(&out, ALICE);
+    assert!(
+        says(&alice.body, "By Bob's conditional move"),
+        "{}",
+        alice.body
+    );
+    assert!(
+        says(&alice.body, "The move declines Alice's draw offer"),
+        "{}",
+        alice.body
+    );
+    let q = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("move {q}"));
+    let out = referee.reply(BOB, &to(&out, BOB), "accept");
+    let bob = to(&out, BOB);
+    assert!(
+        says(&bob.body, "there is no offer to answer"),
+        "{}",
+        bob.body
+    );
+    assert!(!bob.sheet().game.is_over());
+}
+
+#[test]
+fn questions_are_answered_on_the_game_as_the_mails_acts_leave_it() {
+    let referee = Referee::new("questions-after");
+    let (alice, _) = referee.game_on("wari");
+    let p = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("board 1\nmove {p}"));
+    assert!(says(
+        &to(&out, ALICE).body,
+        "Not the game: the board after turn 1 of 1"
+    ));
+    assert!(
+        !to(&out, BOB).body.contains("Not the game"),
+        "the answer is Alice's alone"
+    );
+}
+
+#[test]
+fn a_player_cannot_hide_the_board_behind_a_not_the_game_line() {
+    let referee = Referee::new("marker");
+    let (alice, _) = referee.game_on("wari");
+    let out = referee.reply(ALICE, &alice, "Good game so far.\nNot the game: a preview");
+    let bob = to(&out, BOB);
+    assert!(!bob.body.contains("Not the game"), "{}", bob.body);
+    let out = referee.reply(BOB, &bob, "Thanks");
+    let alice = to(&out, ALICE);
+    let p = alice.legal()[0].clone();
+    let out = referee.reply(ALICE, &alice, &format!("move {p}"));
+    assert_eq!(to(&out, BOB).sheet().game.ply(), 1);
 }

@@ -10,6 +10,16 @@ use crate::sheet::parse_sowings;
 use super::incoming::Mailbox;
 use super::play::Refusal;
 
+/// `if REPLY then ANSWER`, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub reply: Vec<Pit>,
+    pub answer: Vec<Pit>,
+}
+
+/// The most commands one mail may carry: each costs an answer or a turn.
+pub const MOST_COMMANDS: usize = 30;
+
 /// Whom a `new` game is against.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Opponent {
@@ -34,11 +44,9 @@ pub enum Command {
     Board(Option<usize>),
     /// `preview c e-b d`: turns (the player to move's first), played on a copy.
     Preview(Vec<Vec<Pit>>),
-    /// `if e then d`: should the opponent answer `e`, play `d` at once.
-    If {
-        reply: Vec<Pit>,
-        answer: Vec<Pit>,
-    },
+    /// `if e then d` (several on a line, split by `;` or `,`): should the
+    /// opponent answer `e`, play `d` at once.
+    If(Vec<Condition>),
     /// `offer draw`
     OfferDraw,
     /// `takeback`: ask to undo one's last turn.
@@ -99,12 +107,9 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
                 _ => return Err(Refusal::BadPreview(trimmed.to_string())),
             }
         }
-        ["if", reply, "then", answer] => match (parse_sowings(reply), parse_sowings(answer)) {
-            (Ok(reply), Ok(answer)) if !reply.is_empty() && !answer.is_empty() => {
-                Some(Command::If { reply, answer })
-            }
-            _ => return Err(Refusal::BadCondition(trimmed.to_string())),
-        },
+        // Any line of `if ... then ...` is a condition, or refused: never
+        // relayed, so the opponent cannot read what was meant for the referee.
+        ["if", ..] if words.contains(&"then") => Some(Command::If(conditions(trimmed)?)),
         ["offer", "draw"] | ["offer", "a", "draw"] => Some(Command::OfferDraw),
         ["takeback"] | ["take", "back"] | ["undo"] => Some(Command::Takeback),
         ["help"] => Some(Command::Help),
@@ -124,6 +129,33 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         },
         _ => None,
     })
+}
+
+/// `if e then d; if b-f then a, if c then d (a trap)`: the word before each
+/// `then` is the reply, the word after it the answer.
+fn conditions(line: &str) -> Result<Vec<Condition>, Refusal> {
+    let bad = || Refusal::BadCondition(line.to_string());
+    let mut read = Vec::new();
+    for part in line.split([';', ',']).filter(|p| !p.trim().is_empty()) {
+        let words: Vec<String> = part
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-'))
+            .map(str::to_ascii_lowercase)
+            .collect();
+        let then = words.iter().position(|w| w == "then").ok_or_else(bad)?;
+        let reply = then
+            .checked_sub(1)
+            .and_then(|i| words.get(i))
+            .ok_or_else(bad)?;
+        let answer = words.get(then + 1).ok_or_else(bad)?;
+        match (parse_sowings(reply), parse_sowings(answer)) {
+            (Ok(reply), Ok(answer)) if !reply.is_empty() && !answer.is_empty() => {
+                read.push(Condition { reply, answer });
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(read)
 }
 
 /// `[stones N] with OPPONENT [as south|north]`, where OPPONENT is
@@ -204,10 +236,22 @@ mod tests {
         ));
         assert_eq!(
             line("If e then d-a."),
-            Some(Command::If {
+            Some(Command::If(vec![Condition {
                 reply: pits("e"),
                 answer: pits("d-a")
-            })
+            }]))
+        );
+        let count = |l: &str| match command_line(l) {
+            Ok(Some(Command::If(c))) => c.len(),
+            other => panic!("{l}: {other:?}"),
+        };
+        assert_eq!(count("if d then e; if a then b"), 2);
+        assert_eq!(count("if d then e, if a then b"), 2);
+        assert_eq!(count("if d then e (my trap)"), 1);
+        assert_eq!(count("If you play d then e"), 1);
+        assert!(
+            command_line("if you want, then we talk").is_err(),
+            "refused, not relayed"
         );
         assert!(command_line("if e then z").is_err());
         assert_eq!(line("if only it were so"), None);

@@ -204,6 +204,9 @@ fn read_commands<'a>(
             None => command_line(line)?,
         };
         if let Some(command) = command.filter(|c| !found.contains(c)) {
+            if found.len() == super::command::MOST_COMMANDS {
+                return Err(Refusal::TooManyCommands);
+            }
             found.push(command);
         }
     }
@@ -223,6 +226,8 @@ fn comment_of(own: &[(usize, String)], referee: &Identity) -> Vec<String> {
         .filter(|l| move_line(l).is_none())
         .filter(|l| !matches!(command_line(l), Ok(Some(_)) | Err(_)))
         .filter(|l| !looks_like_sheet(l))
+        // Only the referee marks a sheet as not the game's.
+        .filter(|l| !l.contains(crate::sheet::NOT_THE_GAME))
         .filter(|l| tokens(l).is_empty() && !referee.is_named_in(l))
         .collect();
     let start = lines

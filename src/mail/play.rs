@@ -53,6 +53,10 @@ pub enum Refusal {
         "the computer answers at once, so it takes no conditional moves: write your move alone"
     )]
     NoConditionsAgainstComputer,
+    #[error("the computer takes no offers: play on, or write resign")]
+    ComputerTakesNoOffers,
+    #[error("a mail carries at most 30 commands: send the rest in another mail")]
+    TooManyCommands,
     #[error("the game has {turns} turns; write board and a number from 0 to {turns}")]
     NoSuchTurn { turns: usize },
     #[error("'{0}' cannot be read: write preview and the turns, such as: preview c e-b d")]
@@ -308,6 +312,8 @@ mod tests {
             Refusal::NoTakeback("the last turn is not yours".into()),
             Refusal::ConditionsNeedMove,
             Refusal::NoConditionsAgainstComputer,
+            Refusal::ComputerTakesNoOffers,
+            Refusal::TooManyCommands,
             Refusal::NoSuchTurn { turns: 3 },
             Refusal::BadPreview("preview zz".into()),
             Refusal::BadCondition("if zz then c".into()),
@@ -343,6 +349,8 @@ mod tests {
                 | Refusal::NoTakeback(_)
                 | Refusal::ConditionsNeedMove
                 | Refusal::NoConditionsAgainstComputer
+                | Refusal::ComputerTakesNoOffers
+                | Refusal::TooManyCommands
                 | Refusal::NoSuchTurn { .. }
                 | Refusal::BadPreview(_)
                 | Refusal::BadCondition(_)

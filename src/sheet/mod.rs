@@ -19,7 +19,7 @@ mod parse;
 mod render;
 
 pub use json::PositionJson;
-pub use parse::{Place, RawSheet, SheetError, NOT_THE_GAME};
+pub use parse::{Place, RawSheet, SheetError, NOT_THE_GAME, NOT_THE_GAME_KINDS};
 pub use render::describe_position;
 
 use crate::engine::{Game, Pit, PlayError, Rules, Side};

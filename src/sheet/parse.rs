@@ -299,14 +299,20 @@ struct Grid {
 /// The line above a sheet that is not the game's board (a preview, an
 /// earlier position): a reply quoting it is read by the game's sheet instead.
 pub const NOT_THE_GAME: &str = "Not the game:";
+/// What follows the marker: the only sheets the referee itself so marks.
+pub const NOT_THE_GAME_KINDS: [&str; 2] = ["a preview", "the board after turn"];
 
 /// The first grid not marked [`NOT_THE_GAME`] in the few lines above it.
 fn find_grid(lines: &[&str]) -> Option<Grid> {
     (0..lines.len().saturating_sub(4)).find_map(|i| {
         let w = &lines[i..i + 5];
-        let marked = lines[i.saturating_sub(5)..i]
-            .iter()
-            .any(|l| l.starts_with(NOT_THE_GAME));
+        let marked = lines[i.saturating_sub(5)..i].iter().any(|l| {
+            l.strip_prefix(NOT_THE_GAME).is_some_and(|rest| {
+                NOT_THE_GAME_KINDS
+                    .iter()
+                    .any(|k| rest.trim_start().starts_with(k))
+            })
+        });
         let shape = !marked
             && is_border(w[0])
             && is_row(w[1])

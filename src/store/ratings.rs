@@ -145,7 +145,13 @@ pub fn table(list: &[Rating]) -> String {
                 "player", "rating", "+/-", "games", "won", "drawn", "lost"
             );
         }
-        let name: String = r.name.chars().take(20).collect();
+        // A name from a damaged store must not draw on the terminal.
+        let name: String = r
+            .name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(20)
+            .collect();
         let _ = writeln!(
             out,
             "  {name:<20} {:>6.0} {:>5.0} {:>5} {:>4} {:>5} {:>6}",

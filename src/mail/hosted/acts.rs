@@ -42,8 +42,8 @@ impl Scene<'_> {
                 Command::OfferDraw => self.offer(record, side, OfferKind::Draw, now),
                 Command::Takeback => self.offer(record, side, OfferKind::Takeback, now),
                 Command::Resign => self.resign(record, side, now),
-                Command::If { reply, answer } => {
-                    conditions.push((reply, answer));
+                Command::If(read) => {
+                    conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
                     Ok(String::new())
                 }
                 Command::Move(_) if moved => Err(Refusal::SeveralMoves(
@@ -77,6 +77,7 @@ impl Scene<'_> {
                 record.set_turns(&self.sheet.game, now);
             }
         }
+        self.note_answers(record, side);
         let chat = news.is_empty() && refused.is_empty() && !letter.comment.is_empty();
         if chat {
             news.push(format!("{} wrote, without a move.", self.sheet.name(side)));
@@ -177,6 +178,9 @@ impl Scene<'_> {
         if self.sheet.game.is_over() {
             return Err(Refusal::GameOver);
         }
+        if record.computer.is_some() {
+            return Err(Refusal::ComputerTakesNoOffers);
+        }
         let name = self.sheet.name(side);
         let other = self.sheet.name(side.other());
         let said = match kind {
@@ -241,27 +245,48 @@ impl Scene<'_> {
         let mut said = play_turn(&mut self.sheet, side, &sowings)?;
         // A first move played accepts an invitation (a refused one does not).
         record.standing = crate::store::Standing::Playing;
-        let declined = self.open_offer(record, side);
+        let before = record.turns.len();
+        said.push_str(&self.turn_played(record, side, before, now));
+        Ok(said)
+    }
+
+    /// After `side`'s turn (the game's turns were `before`): the turn
+    /// declines the opponent's open offer; `side`'s own offer, made before
+    /// the turn in this mail, now stands for the opponent's answer. What
+    /// to say of it.
+    fn turn_played(
+        &mut self,
+        record: &mut GameRecord,
+        side: Side,
+        before: usize,
+        now: u64,
+    ) -> String {
+        let declined = record
+            .offer
+            .clone()
+            .filter(|o| o.by != side && o.turns == before);
         record.set_turns(&self.sheet.game, now);
-        match declined {
-            Some(offer) => {
-                record.offer = None;
-                let what = match offer.kind {
-                    OfferKind::Draw => "draw offer",
-                    OfferKind::Takeback => "takeback",
-                };
-                said.push_str(&format!(
-                    " (The move declines {}'s {what}.)",
-                    self.sheet.name(offer.by)
-                ));
+        match &mut record.offer {
+            Some(own) if own.by == side && own.turns == before => {
+                own.turns = record.turns.len();
+                String::new()
             }
-            None => {
-                if let Some(own) = record.offer.as_mut().filter(|o| o.by == side) {
-                    own.turns = record.turns.len(); // it stands for the opponent's answer
+            Some(_) => {
+                record.offer = None;
+                match declined {
+                    Some(offer) => format!(
+                        " (The move declines {}'s {}.)",
+                        self.sheet.name(offer.by),
+                        match offer.kind {
+                            OfferKind::Draw => "draw offer",
+                            OfferKind::Takeback => "takeback",
+                        }
+                    ),
+                    None => String::new(), // stale: gone quietly
                 }
             }
+            None => String::new(),
         }
-        Ok(said)
     }
 
     /// Checks `side`'s `if` lines against the position the opponent will
@@ -376,9 +401,10 @@ impl Scene<'_> {
             };
             match play_turn(&mut self.sheet, to_move, &condition.answer) {
                 Ok(played) => {
-                    record.set_turns(&self.sheet.game, now);
+                    let before = record.turns.len();
+                    let declined = self.turn_played(record, to_move, before, now);
                     said.push(format!(
-                        "By {}'s conditional move (if {} then {}): {played}",
+                        "By {}'s conditional move (if {} then {}): {played}{declined}",
                         self.sheet.name(to_move),
                         written(&condition.reply),
                         written(&condition.answer)

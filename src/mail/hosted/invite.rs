@@ -194,6 +194,7 @@ impl HostedReferee {
             event: record.ledger.next_event(),
             letter: Some(letter),
             notes: Default::default(),
+            questions: Vec::new(),
         };
         let (replies, summary) = match computer {
             Some(_) => {

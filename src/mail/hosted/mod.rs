@@ -145,6 +145,7 @@ impl HostedReferee {
             event,
             letter: Some(letter),
             notes: Default::default(),
+            questions: Vec::new(),
         };
         if side == record.inviter {
             record.inviter_confirmed = true; // their key, in their mail
@@ -274,6 +275,8 @@ struct Scene<'a> {
     /// What each side's mail says besides the news (South's first): the
     /// answers to the writer's questions, notes on their conditional moves.
     notes: [Vec<String>; 2],
+    /// The writer's questions, answered once the mail's acts are done.
+    questions: Vec<Command>,
 }
 
 impl Scene<'_> {
@@ -382,10 +385,10 @@ impl Scene<'_> {
         if commands.iter().any(|c| matches!(c, Command::New { .. })) {
             return self.refuse(side, &Refusal::NewAndMove, &from_note);
         }
-        let answers: Vec<(String, String)> = commands
+        let questions: Vec<Command> = commands
             .iter()
             .filter(|c| c.is_question() && **c != Command::Board(None))
-            .map(|question| self.answer(record, side, question))
+            .cloned()
             .collect();
         let acts: Vec<Command> = commands
             .iter()
@@ -394,7 +397,16 @@ impl Scene<'_> {
             .collect();
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
         let moves = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
-        if !answers.is_empty() && acts.is_empty() && !wants_board && !moves {
+        if !questions.is_empty()
+            && acts.is_empty()
+            && !wants_board
+            && !moves
+            && letter.comment.is_empty()
+        {
+            let answers: Vec<(String, String)> = questions
+                .iter()
+                .map(|question| self.answer(record, side, question))
+                .collect();
             // Questions alone: one mail to the asker, the game untouched.
             let title = match answers.as_slice() {
                 [(title, _)] => title.clone(),
@@ -416,15 +428,16 @@ impl Scene<'_> {
             let summary = answers.len().to_string() + " answered";
             return (self.mail(side, body).into_iter().collect(), summary);
         }
-        for (title, text) in answers {
-            self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
-        }
+        // Answered after the acts, on the game as they leave it.
+        self.questions = questions;
         match record.standing {
             Standing::Declined => {
+                self.note_answers(record, side);
                 let name = self.sheet.name(record.inviter.other()).to_string();
                 return self.refuse(side, &Refusal::Declined { name }, &from_note);
             }
             Standing::Invited { invitee } if side != invitee => {
+                self.note_answers(record, side);
                 let name = self.sheet.name(invitee).to_string();
                 if wants_board {
                     let mail = self.board(
@@ -438,6 +451,11 @@ impl Scene<'_> {
                 return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
             }
             Standing::Invited { invitee } => {
+                let moving = letter.move_lines.iter().any(|(_, m)| m.is_ok())
+                    || self.quoted_move(letter).is_some();
+                if !moving || self.sheet.game.to_move() != Some(invitee) || has(&Command::Decline) {
+                    self.note_answers(record, side);
+                }
                 // The invitee's name as they give it (their From display name),
                 // not as the inviter wrote it.
                 let registered = record.player(invitee).address.clone();
@@ -495,6 +513,7 @@ impl Scene<'_> {
             Standing::Playing => {}
         }
         if wants_board && acts.is_empty() {
+            self.note_answers(record, side);
             let mail = self.board(
                 side,
                 "the board, as you asked.",

@@ -13,6 +13,14 @@ use crate::sheet::{Sheet, NOT_THE_GAME};
 use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
 impl Scene<'_> {
+    /// Answers the writer's questions in their mail, in the order asked.
+    pub(super) fn note_answers(&mut self, record: &GameRecord, side: Side) {
+        for question in std::mem::take(&mut self.questions) {
+            let (title, text) = self.answer(record, side, &question);
+            self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
+        }
+    }
+
     /// The title and text of the answer to `question`.
     pub(super) fn answer(
         &self,
@@ -72,7 +80,7 @@ impl Scene<'_> {
         early.conceded = None;
         let text = match early.game() {
             Ok(game) => marked(
-                &format!("the board after turn {turns} of {total}; the game goes on below"),
+                &format!("the board after turn {turns} of {total}"),
                 &sheet_of(record, game),
             ),
             Err(e) => format!("That board cannot be drawn: {e}.\n"),
@@ -99,6 +107,15 @@ impl Scene<'_> {
                 break;
             };
             match play_turn(&mut trial, mover, turn) {
+                Ok(_) if trial.game.to_move() == Some(mover) && !trial.game.is_over() => {
+                    said.push(format!(
+                        "{} earns {} a free turn: write the turn whole, such as {}-a. The preview stops here.",
+                        written(turn),
+                        trial.name(mover),
+                        written(turn)
+                    ));
+                    break;
+                }
                 Ok(news) => said.push(news),
                 Err(refusal) => {
                     said.push(format!("{} cannot be played: {refusal}", written(turn)));
@@ -117,10 +134,7 @@ impl Scene<'_> {
             said.push(format!("(A preview plays at most {PREVIEW_TURNS} turns.)"));
         }
         let mut text = format!("{start}{}\n\n", said.join(" "));
-        text.push_str(&marked(
-            &format!("a preview after {line}; nothing is played"),
-            &trial,
-        ));
+        text.push_str(&marked("a preview, nothing is played", &trial));
         (title, text)
     }
 }

@@ -101,6 +101,7 @@ impl HostedReferee {
             event: record.ledger.next_event(),
             letter: None,
             notes: Default::default(),
+            questions: Vec::new(),
         };
         let (what, mails) = if idle >= forfeit {
             scene.sheet.game.forfeit(side);
