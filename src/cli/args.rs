@@ -190,6 +190,39 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The exact value of the sheet's position and of each legal move, under perfect play
+    #[command(
+        long_about = "The value of the sheet's position for the side to move and the value of \
+        each legal move, under perfect play: in Mankala the final score margin (the mover's \
+        pits and home at the end less the opponent's), in Waurie +1 win / -1 loss. Exact where \
+        the search reaches the end of the game or the endgame tables within --nodes; else \
+        \"exact\": false with a depth-limited search's value and depth. Wari games have a \
+        repetition rule, so their values are never exact."
+    )]
+    Solve {
+        /// The sheet, or - for standard input
+        file: PathBuf,
+        /// {"exact": ..., "value": ..., "moves": {"a": ..., ...}}
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Each turn of a game valued before and after: the turns that lost value, and where a won position was let go
+    Analyze {
+        /// The sheet, or - for standard input
+        file: PathBuf,
+        /// One JSON object for the whole game
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+    /// Endgame tables for the solver
+    Tables {
+        #[command(subcommand)]
+        command: TablesCommand,
+    },
     /// Play games between two opponents, alternating sides, and count
     Tournament {
         /// super-wari, wari, waurie or mankala
@@ -364,4 +397,30 @@ mod tests {
         let args = Args::try_parse_from(["mancala", "move", "-", "c-f", "--in-place"]).unwrap();
         assert!(matches!(args.command, Command::Move { in_place: true, .. }));
     }
+}
+
+/// Where the solver finds its tables, and how far it may search.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The tables' folder: RULESET.tables files, as `mancala tables build` writes them
+    #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
+    pub tables: PathBuf,
+    /// Positions the exact search may visit before it settles for a depth-limited one
+    #[arg(long, default_value_t = 20_000_000)]
+    pub nodes: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TablesCommand {
+    /// Build a ruleset's tables by retrograde analysis, layer by layer of stones in pits
+    Build {
+        /// mankala or waurie (the games without a repetition rule)
+        ruleset: Ruleset,
+        /// The most stones in pits the tables answer for
+        #[arg(long)]
+        stones_in_pits: usize,
+        /// The tables' folder; the file is RULESET.tables in it
+        #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
+        tables: PathBuf,
+    },
 }

@@ -13,7 +13,7 @@ use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
-use super::args::{Args, Command};
+use super::args::{Args, Command, TablesCommand};
 use super::{display_path, print, read_input, CliResult, Failure};
 
 pub fn run(args: Args) -> CliResult {
@@ -145,6 +145,20 @@ pub fn run(args: Args) -> CliResult {
             seed,
         } => super::play::tournament(rules_for(ruleset, stones)?, a, b, games, seed),
         Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
+        Command::Solve { file, json, search } => {
+            super::solve::solve(&read_sheet(&file)?, json, &search)
+        }
+        Command::Analyze { file, json, search } => {
+            super::solve::analyze_game(&read_sheet(&file)?, json, &search)
+        }
+        Command::Tables {
+            command:
+                TablesCommand::Build {
+                    ruleset,
+                    stones_in_pits,
+                    tables,
+                },
+        } => super::solve::build_tables(ruleset, stones_in_pits, &tables),
     }
 }
 
@@ -155,7 +169,7 @@ fn rules_for(ruleset: Ruleset, stones: Option<u8>) -> Result<Rules, Failure> {
     }
 }
 
-fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
+pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
     let text = read_input(file)?;
     Sheet::parse(&text).map_err(|e| Failure::data(format!("{}: {e}", display_path(file))))
 }

@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod play;
+mod solve;
 
 use std::io::{self, Read, Write};
 use std::path::Path;

@@ -157,6 +157,9 @@ impl<'a> Solver<'a> {
     /// A depth-limited search, deepened while the budget lasts: the values
     /// of the last depth it finished.
     fn estimate(&mut self, position: &Position, legal: &[Pit]) -> Solution {
+        // A budget of its own: the exact search may have spent the first.
+        self.budget = self.nodes.saturating_add(self.budget);
+        self.known.clear();
         let mut last = None;
         for depth in 1..=64u32 {
             let start = self.nodes;

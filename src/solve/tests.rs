@@ -143,3 +143,78 @@ fn wari_games_are_searched_but_never_called_exact() {
     assert!(solution.depth.is_some_and(|d| d >= 2), "{solution:?}");
     assert_eq!(solution.moves.len(), 6);
 }
+
+/// Gering's Waurie problem (the seed, 2008): South 1 0 0 0 1 1, North
+/// 0 0 1 0 0 0, South to move and win.
+fn gering() -> Position {
+    Position::from_counts(
+        Ruleset::Waurie.rules(),
+        &[1, 0, 0, 0, 1, 1],
+        &[0, 0, 1, 0, 0, 0],
+        [22, 22],
+        Side::South,
+    )
+    .unwrap()
+}
+
+#[test]
+fn gerings_endgame_is_solved_as_published() {
+    let solution = solve(&gering(), None, 10_000_000);
+    assert!(solution.exact);
+    assert_eq!(solution.value, 1, "South to move and win");
+    let value = |pit: char| {
+        solution
+            .moves
+            .iter()
+            .find(|(p, _)| p.letter() == pit)
+            .map(|m| m.1)
+    };
+    assert_eq!(value('e'), Some(1), "5! wins");
+    assert_eq!(
+        value('a'),
+        Some(1),
+        "the first three moves may start with 1"
+    );
+    assert_eq!(value('f'), Some(-1), "6? loses");
+    // Every South turn of the main line keeps the win; North's answers lose.
+    let main_line = "e c a d b e f f-a c b d c e d f";
+    let mut position = gering();
+    for turn in main_line.split_whitespace() {
+        let mover = position.to_move();
+        let before = solve(&position, None, 10_000_000);
+        assert!(before.exact);
+        assert_eq!(
+            before.value,
+            if mover == Side::South { 1 } else { -1 },
+            "{turn}"
+        );
+        for pit in crate::sheet::parse_sowings(turn).unwrap() {
+            position.play_unchecked(pit);
+        }
+    }
+    assert!(position.is_over());
+    assert_eq!(position.outcome().unwrap().winner, Some(Side::South));
+}
+
+#[test]
+fn analysis_marks_the_turn_that_let_the_win_go() {
+    use crate::engine::Game;
+    // South throws the win away with 6 (f); then both play on perfectly.
+    let mut game = Game::from_position(gering());
+    game.play(crate::engine::Pit::new(5)).unwrap();
+    while let Some(side) = game.to_move() {
+        let best = solve(game.position(), None, 1_000_000);
+        let pit = best.moves.iter().max_by_key(|m| m.1).unwrap().0;
+        game.play(pit).unwrap();
+        assert!(game.ply() < 60, "{side}");
+    }
+    let analysis = super::analyze(&game, None, 1_000_000);
+    let first = &analysis.turns[0];
+    assert_eq!((first.before, first.after, first.lost), (1, -1, 2));
+    assert!(first.let_go && first.exact);
+    assert!(first.best.is_some());
+    for turn in &analysis.turns[1..] {
+        assert_eq!(turn.lost, 0, "{turn:?}");
+        assert!(!turn.let_go);
+    }
+}

@@ -1,0 +1,134 @@
+//! Perfect play at the command line: `solve`, `analyze` and `tables build`,
+//! thin over [`mancala::solve`].
+
+use std::path::Path;
+
+use mancala::engine::{Rules, Ruleset};
+use mancala::sheet::Sheet;
+use mancala::solve::{analyze, Solution, Solver, Tables};
+
+use super::args::SearchArgs;
+use super::{print, CliResult, Failure};
+
+/// The tables of `rules` in `dir`, if built; a file that cannot be read is an error.
+fn load(dir: &Path, rules: &Rules) -> Result<Option<Tables>, Failure> {
+    let path = dir.join(format!("{}.tables", rules.ruleset));
+    match std::fs::File::open(&path) {
+        Ok(mut file) => Tables::read(rules, &mut file)
+            .map(Some)
+            .map_err(|e| Failure::data(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::io(path.display(), &e)),
+    }
+}
+
+fn json_of(solution: &Solution) -> serde_json::Value {
+    let moves: serde_json::Map<String, serde_json::Value> = solution
+        .moves
+        .iter()
+        .map(|(pit, v)| (pit.to_string(), (*v).into()))
+        .collect();
+    let mut value = serde_json::json!({
+        "exact": solution.exact,
+        "value": solution.value,
+        "moves": moves,
+        "nodes": solution.nodes,
+    });
+    if let Some(depth) = solution.depth {
+        value["depth"] = depth.into();
+    }
+    value
+}
+
+pub fn solve(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult {
+    let position = sheet.game.position();
+    let tables = load(&search.tables, position.rules())?;
+    let solution = Solver::new(tables.as_ref(), search.nodes).solve(position);
+    if json {
+        return print(&format!("{}\n", json_of(&solution)));
+    }
+    let side = position.to_move();
+    let mut out = match solution.depth {
+        None => format!("exact value for {} ({side}) to move: {:+}\n", sheet.name(side), solution.value),
+        Some(depth) => format!(
+            "not exact (out of reach within {} positions): {:+} for {} ({side}) by a search of depth {depth}\n",
+            search.nodes,
+            solution.value,
+            sheet.name(side)
+        ),
+    };
+    for (pit, value) in &solution.moves {
+        out.push_str(&format!("  {pit}: {value:+}\n"));
+    }
+    print(&out)
+}
+
+pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult {
+    let tables = load(&search.tables, sheet.game.rules())?;
+    let analysis = analyze(&sheet.game, tables.as_ref(), search.nodes);
+    if json {
+        let text = serde_json::to_string(&analysis).map_err(Failure::data)?;
+        return print(&format!("{text}\n"));
+    }
+    let mut out = String::new();
+    for turn in &analysis.turns {
+        let sowings: Vec<String> = turn.sowings.iter().map(|p| p.to_string()).collect();
+        let mut line = format!(
+            "{:>3}. {:<8} {:<8} {:+} -> {:+}",
+            turn.turn,
+            sheet.name(turn.side),
+            sowings.join("-"),
+            turn.before,
+            turn.after
+        );
+        if turn.lost > 0 {
+            line.push_str(&format!("  lost {}", turn.lost));
+            if let Some(best) = turn.best {
+                line.push_str(&format!(" (best: {best})"));
+            }
+        }
+        if turn.let_go {
+            line.push_str("  <- the won position let go");
+        }
+        if !turn.exact {
+            line.push_str("  (not exact)");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    print(&out)
+}
+
+pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
+    let rules = ruleset.rules();
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {pos}/{len} positions, {per_sec}, {eta} left",
+        )
+        .map_err(Failure::data)?
+        .progress_chars("=> "),
+    );
+    bar.set_message(format!("{ruleset} up to {stones} stones in pits"));
+    let started = std::time::Instant::now();
+    let tables = Tables::build(&rules, stones, &mut |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })
+    .map_err(Failure::data)?;
+    bar.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
+    let path = dir.join(format!("{ruleset}.tables"));
+    let mut bytes = Vec::new();
+    tables.write(&mut bytes).map_err(Failure::data)?;
+    mancala::store::write_atomically(dir, &path, &bytes)
+        .map_err(|e| Failure::io(path.display(), &e))?;
+    print(&format!(
+        "{}: {} positions in {seconds:.1} s ({:.0} a second), {} bytes\n",
+        path.display(),
+        tables.positions(),
+        tables.positions() as f64 / seconds.max(1e-9),
+        bytes.len()
+    ))
+}
