@@ -43,8 +43,9 @@ pub enum Refusal {
     NotYourTurn { name: String, side: Side },
     #[error("the board you quoted is out of date: answer the referee's latest mail")]
     OutOfDate,
-    #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
+    #[error("'{0}' cannot be read: write new RULESET [stones N] [variant V] with ADDRESS [as south|north]")]
     BadNew(String),
+    /// Stones or a variant the ruleset does not have.
     #[error("{0}")]
     Stones(RulesError),
     #[error("you cannot play against yourself")]

@@ -27,7 +27,7 @@ use serde::Serialize;
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
-    PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
+    PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing, Turn, FORMAT,
 };
 
 /// What can go wrong with the store, and whether waiting helps.

@@ -652,21 +652,25 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
 
 /// The commands, and the rules of `ruleset` in short (or a line about
 /// each game): a mail that fits a window. `help rules RULESET` has the rest.
+/// The games and their variants are listed from the rulesets' table.
 pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
+    let games: Vec<String> = crate::engine::Ruleset::ALL
+        .iter()
+        .map(|r| match r.spec().variants {
+            [] => r.as_str().to_string(),
+            _ => format!("{r} (variants {})", r.variant_names()),
+        })
+        .collect();
+    let games =
+        crate::mail::text::wrap(&format!("The games: {}.", games.join(", ")), 74).join("\n");
     match ruleset {
         Some(r) => format!(
-            "{HELP}\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
+            "{HELP}\n{games}\n\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
             r.title(),
             crate::guide::summary(r),
             r.as_str()
         ),
-        None => {
-            let games: Vec<&str> = crate::engine::Ruleset::ALL.iter().map(|r| r.as_str()).collect();
-            format!(
-                "{HELP}\nThe games: {}.\nTheir rules: a line  help rules RULESET\n",
-                games.join(", ")
-            )
-        }
+        None => format!("{HELP}\n{games}\nTheir rules: a line  help rules RULESET\n"),
     }
 }
 
@@ -674,9 +678,9 @@ const HELP: &str = "\
 The mancala referee keeps your games and mails both players the board
 after every move. Write one command a line, in your own text:
 
-    new RULESET [stones N] with ADDRESS [as south|north]
-                  invite ADDRESS to a game (super-wari, wari, waurie or
-                  mankala); with computer: play the referee itself
+    new RULESET [stones N] [variant V] with ADDRESS [as south|north]
+                  invite ADDRESS to a game (the games are below); with
+                  computer: play the referee itself
     accept        play the game you are invited to (a first move does too)
     decline       refuse it: that player's invitations stop
     move c        sow your pit c; a bonus sowing is written c-f
