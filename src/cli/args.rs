@@ -219,7 +219,7 @@ pub struct StartArgs {
     pub stores: Option<String>,
 }
 
-/// `Referee for mancala games played by email: Super-Wari, ... and Kalah`.
+/// The one-line description, naming every game of the table.
 fn about() -> String {
     format!(
         "Referee for mancala games played by email: {}",

@@ -271,8 +271,6 @@ pub enum SetUpTextError {
     Count(String),
     #[error("'{0}' is not two counts: write SOUTH,NORTH, as in '22,22'")]
     Pair(String),
-    #[error("'{0}' is not understood after the rows: write 'stores S,N' or 'captured S,N'")]
-    Extra(String),
 }
 
 fn stone_count(text: &str) -> Result<u8, SetUpTextError> {
@@ -321,23 +319,18 @@ fn setup_line(line: &str) -> Option<Result<SetUpLine, SetUpTextError>> {
     if key != "setup" {
         return None;
     }
-    // The rows hold commas only between counts; the stores follow a word.
-    let (rows, stores) = match rest.find(|c: char| c.is_alphabetic()) {
-        Some(at) => (&rest[..at], Some(&rest[at..])),
+    // The stores follow their word; the rows are all before it.
+    let lower = rest.to_ascii_lowercase();
+    let (rows, stores) = match ["stores", "captured"]
+        .iter()
+        .find_map(|word| lower.find(word).map(|at| (at, at + word.len())))
+    {
+        Some((at, counts)) => (&rest[..at], Some(&rest[counts..])),
         None => (rest, None),
     };
     let parsed = (|| {
         let (south, north) = parse_rows(rows.trim().trim_end_matches(',').trim())?;
-        let stores = match stores {
-            None => None,
-            Some(text) => {
-                let (word, counts) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
-                if !["stores", "captured"].contains(&word.to_ascii_lowercase().as_str()) {
-                    return Err(SetUpTextError::Extra(text.trim().to_string()));
-                }
-                Some(parse_pair(counts)?)
-            }
-        };
+        let stores = stores.map(parse_pair).transpose()?;
         Ok(SetUpLine {
             south,
             north,
