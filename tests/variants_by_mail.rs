@@ -150,6 +150,22 @@ fn a_hosted_game_in_a_variant_keeps_it_to_the_end() {
     );
     let record = Store::open(&dir).unwrap().list().unwrap().games.remove(0);
     assert_eq!(record.variant.as_deref(), Some("first-empty-wins"));
+    // Help about the game says which variant it is played as.
+    let help = deliver(
+        &referee,
+        &postman,
+        &common::press_reply(REFEREE, ALICE, &mail, "help", "v-help@x"),
+    );
+    let words = help[0]
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("This game is played as the variant first-empty-wins: the first player"),
+        "{}",
+        help[0].body
+    );
     let mut rng = SplitMix64::new(9);
     for n in 0..200 {
         let sheet = Sheet::parse(&mail.body).unwrap();

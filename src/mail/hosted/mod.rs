@@ -382,7 +382,7 @@ impl Scene<'_> {
             let body = format!(
                 "{}\n\n{}",
                 game_line(&self.sheet, "help, as you asked."),
-                help_text(Some(self.sheet.game.rules().ruleset))
+                game_help_text(self.sheet.game.rules())
             );
             return (self.mail(side, body).into_iter().collect(), "help".into());
         }
@@ -672,6 +672,21 @@ pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
         ),
         None => format!("{HELP}\n{games}\nTheir rules: a line  help rules RULESET\n"),
     }
+}
+
+/// The help for one game's mail: as [`help_text`], and the variant the
+/// game is played as, if any.
+pub fn game_help_text(rules: &crate::engine::Rules) -> String {
+    let mut text = help_text(Some(rules.ruleset));
+    if let Some(variant) = rules.variant() {
+        let line = format!(
+            "This game is played as the variant {}: {}.",
+            variant.name, variant.summary
+        );
+        text.push_str(&crate::mail::text::wrap(&line, 74).join("\n"));
+        text.push('\n');
+    }
+    text
 }
 
 const HELP: &str = "\
