@@ -5,45 +5,14 @@ use crate::engine::Ruleset;
 
 const INTRO: &str = include_str!("guide/intro.md");
 
-/// One game's rules.
+/// One game's rules, from the ruleset's entry in the table.
 pub fn ruleset_text(ruleset: Ruleset) -> &'static str {
-    match ruleset {
-        Ruleset::SuperWari => include_str!("guide/super-wari.md"),
-        Ruleset::Wari => include_str!("guide/wari.md"),
-        Ruleset::Waurie => include_str!("guide/waurie.md"),
-        Ruleset::Mankala => include_str!("guide/mankala.md"),
-    }
+    ruleset.spec().guide
 }
 
 /// One game's rules in a few lines, for a mail that must stay short.
 pub fn summary(ruleset: Ruleset) -> &'static str {
-    match ruleset {
-        Ruleset::SuperWari | Ruleset::Wari => {
-            "\
-Sow anti-clockwise, skipping the pit you moved from on a lap. A last stone
-that makes an opponent's pit 2 or 3 captures it, and the unbroken run of
-2s and 3s behind it, to the edge of their row. No move may leave the
-opponent without stones (when none can help, the mover takes all that is
-left). A position seen before ends the game, each taking their own side.
-More than half the stones captured wins at once; equal is a draw.
-"
-        }
-        Ruleset::Waurie => {
-            "\
-Sow anti-clockwise into your own endpit but never the opponent's; the
-emptied pit is sown again on a lap. Ending in your own endpit sows again
-(a free turn). No captures. The player to move who has no seeds wins.
-"
-        }
-        Ruleset::Mankala => {
-            "\
-Sow anti-clockwise into your own home but never the opponent's. Ending in
-your home is another turn. Ending in an empty pit of your own brings the
-opposite pit's stones into that pit. The game ends as soon as a row is
-empty; each scores their pits plus home, and the higher score wins.
-"
-        }
-    }
+    ruleset.spec().summary
 }
 
 /// One game's rules, or the introduction and every game's.
@@ -59,6 +28,19 @@ pub fn rules_text(ruleset: Option<Ruleset>) -> String {
             text
         }
     }
+}
+
+/// One game's rules as `rules` says them: the ruleset's text, and which of
+/// its variants is played.
+pub fn rules_text_of(rules: &crate::engine::Rules) -> String {
+    let mut text = ruleset_text(rules.ruleset).to_string();
+    if let Some(variant) = rules.variant() {
+        text.push_str(&format!(
+            "\nPlayed here as the variant `{}`: {}.\n",
+            variant.name, variant.summary
+        ));
+    }
+    text
 }
 
 #[cfg(test)]

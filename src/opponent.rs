@@ -17,7 +17,8 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use crate::engine::{
-    Capture, Game, Landing, Outcome, Pit, PitSet, Position, Ruleset, Side, SplitMix64,
+    Capture, DefaultOpponent, EmptyRow, Game, Landing, Outcome, Pit, PitSet, Position, Ruleset,
+    Side, SplitMix64,
 };
 
 /// Critchlow's simple strategies, used alone or as greedy's fallback.
@@ -191,12 +192,13 @@ impl fmt::Display for Opponent {
 }
 
 impl Opponent {
-    /// The default opponent for a game: Critchlow's greedy one for his
-    /// Mankala, the strong search elsewhere.
+    /// The default opponent for a game, as its entry in the rulesets'
+    /// table says: Critchlow's greedy one for his Mankala, the strong
+    /// search elsewhere.
     pub fn default_for(ruleset: Ruleset) -> Opponent {
-        match ruleset {
-            Ruleset::Mankala => Opponent::Greedy(Simple::Last),
-            _ => Opponent::strong(),
+        match ruleset.spec().opponent {
+            DefaultOpponent::Greedy => Opponent::Greedy(Simple::Last),
+            DefaultOpponent::Strong => Opponent::strong(),
         }
     }
 
@@ -270,7 +272,7 @@ fn greedy(position: &Position, legal: PitSet, fallback: Simple, rng: &mut SplitM
         let mut after = *position;
         let sowing = after.play_unchecked(pit);
         let gain = match (rules.capture, sowing.last) {
-            (Capture::OppositeIntoOwnPit, Landing::Pit(s, landed))
+            (Capture::OppositeIntoOwnPit | Capture::OppositeIntoStore, Landing::Pit(s, landed))
                 if s == side && position.stones(side, landed) == 0 =>
             {
                 position.stones(side.other(), rules.opposite(landed))
@@ -323,15 +325,17 @@ fn evaluate(position: &Position) -> i32 {
     let (own, opp) = (side, side.other());
     let store = |s| i32::from(position.store(s));
     let row = |s| i32::from(position.row_total(s));
-    match position.rules().ruleset {
-        // Captured stones are what count; stones at home are a reserve.
-        Ruleset::SuperWari | Ruleset::Wari => {
-            4 * (store(own) - store(opp)) + (row(own) - row(opp)) / 2
+    // What wins follows from what an empty row means.
+    match position.rules().empty_row {
+        // Wari: captured stones are what count; stones at home are a reserve.
+        EmptyRow::MustFeed => 4 * (store(own) - store(opp)) + (row(own) - row(opp)) / 2,
+        // Mankala, Kalah: pits and store both score at the end; the store is safe.
+        EmptyRow::EndsGame => 3 * (store(own) - store(opp)) + (row(own) - row(opp)),
+        // Waurie: who cannot move (or first empties their row) wins: fewer
+        // seeds of one's own is better.
+        EmptyRow::CannotMoveWins | EmptyRow::EmptiedRowWins => {
+            2 * (row(opp) - row(own)) + (store(own) - store(opp)) / 4
         }
-        // Pits and home both score at the end; the home is safe.
-        Ruleset::Mankala => 3 * (store(own) - store(opp)) + (row(own) - row(opp)),
-        // Who cannot move wins: fewer seeds of one's own is better.
-        Ruleset::Waurie => 2 * (row(opp) - row(own)) + (store(own) - store(opp)) / 4,
     }
 }
 

@@ -1,8 +1,9 @@
-//! Invariants over many random games of every ruleset: stones are
-//! conserved, a move is legal exactly when it is listed, and a sheet
-//! rendered then parsed is the same game.
+//! Invariants over many random games of every ruleset and variant, some of
+//! them from random set-up positions: stones are conserved, a move is legal
+//! exactly when it is listed, and a sheet rendered then parsed is the same
+//! game.
 
-use mancala::engine::{Game, Pit, PlayErrorKind, Ruleset, Side, SplitMix64};
+use mancala::engine::{Game, Pit, PlayErrorKind, Position, Rules, Ruleset, Side, SplitMix64};
 use mancala::sheet::{Players, Sheet};
 
 const GAMES_PER_RULESET: usize = 300;
@@ -15,16 +16,69 @@ fn stones_on_board(game: &Game) -> u16 {
         .sum()
 }
 
-/// Random games, each with random stones and first mover, played to the end.
-fn random_games(ruleset: Ruleset, seed: u64, mut visit: impl FnMut(&Game)) -> usize {
+/// Every ruleset, and every variant of each, by name.
+fn every_game() -> Vec<(String, Ruleset, Option<&'static str>)> {
+    let mut games = Vec::new();
+    for ruleset in Ruleset::ALL {
+        games.push((ruleset.to_string(), ruleset, None));
+        for variant in ruleset.spec().variants {
+            games.push((
+                format!("{ruleset} {}", variant.name),
+                ruleset,
+                Some(variant.name),
+            ));
+        }
+    }
+    games
+}
+
+/// A random position of a game of `rules` a few random sowings in, set up
+/// by hand from its counts (the stores left to their default a third of
+/// the time), or `None` when that game was over.
+fn random_set_up(rules: Rules, rng: &mut SplitMix64) -> Option<Position> {
+    let mut game = Game::new(rules, Side::BOTH[rng.below(2)]);
+    for _ in 0..rng.below(40) {
+        let legal = game.legal_moves();
+        let pit = legal.nth(rng.below(legal.len().max(1)))?;
+        game.play(pit).unwrap();
+    }
+    let p = game.position();
+    let stores = (rng.below(3) > 0).then(|| [p.store(Side::South), p.store(Side::North)]);
+    Position::set_up(
+        rules,
+        p.pits(Side::South),
+        p.pits(Side::North),
+        stores,
+        p.to_move(),
+    )
+    .ok()
+}
+
+/// Random games, each with random stones and first mover (and every third
+/// from a random set-up), played to the end.
+fn random_games(
+    (name, ruleset, variant): &(String, Ruleset, Option<&'static str>),
+    seed: u64,
+    mut visit: impl FnMut(&Game),
+) -> usize {
     let mut rng = SplitMix64::new(seed);
     let mut finished = 0;
-    for _ in 0..GAMES_PER_RULESET {
+    for n in 0..GAMES_PER_RULESET {
         let range = ruleset.stone_range();
         let stones =
             *range.start() + rng.below(usize::from(range.end() - range.start()).min(5) + 1) as u8;
         let first = Side::BOTH[rng.below(2)];
-        let mut game = Game::new(ruleset.with_stones(stones).unwrap(), first);
+        let rules = ruleset.configure(Some(stones), *variant).unwrap();
+        let set_up = if n % 3 == 2 {
+            random_set_up(rules, &mut rng)
+        } else {
+            None
+        };
+        let mut game = match set_up {
+            Some(start) => Game::from_position(start),
+            None => Game::new(rules, first),
+        };
+        let ruleset = name;
         visit(&game);
         while !game.is_over() && game.ply() < 3000 {
             let legal = game.legal_moves();
@@ -44,26 +98,36 @@ fn random_games(ruleset: Ruleset, seed: u64, mut visit: impl FnMut(&Game)) -> us
 
 #[test]
 fn stones_are_conserved_by_every_move() {
-    for ruleset in Ruleset::ALL {
-        let finished = random_games(ruleset, 1, |game| {
+    for ruleset in every_game() {
+        let mut set_ups = 0;
+        let finished = random_games(&ruleset, 1, |game| {
+            set_ups += usize::from(game.ply() == 0 && !game.start().is_start());
             assert_eq!(
                 stones_on_board(game),
                 game.rules().total_stones(),
-                "{ruleset} {:?}",
+                "{} {:?}",
+                ruleset.0,
                 game.position()
             );
         });
         assert!(
             finished > GAMES_PER_RULESET * 9 / 10,
-            "{ruleset}: only {finished} games finished"
+            "{}: only {finished} games finished",
+            ruleset.0
+        );
+        assert!(
+            set_ups > GAMES_PER_RULESET / 5,
+            "{}: only {set_ups} games from a set-up",
+            ruleset.0
         );
     }
 }
 
 #[test]
 fn a_move_is_legal_exactly_when_listed() {
-    for ruleset in Ruleset::ALL {
-        random_games(ruleset, 2, |game| {
+    for game_kind in every_game() {
+        let ruleset = &game_kind.0;
+        random_games(&game_kind, 2, |game| {
             let position = game.position();
             assert_eq!(
                 position.is_over(),
@@ -96,9 +160,10 @@ fn a_move_is_legal_exactly_when_listed() {
 
 #[test]
 fn render_then_parse_gives_the_same_game() {
-    for ruleset in Ruleset::ALL {
+    for game_kind in every_game() {
+        let ruleset = &game_kind.0;
         let mut checked = 0;
-        random_games(ruleset, 3, |game| {
+        random_games(&game_kind, 3, |game| {
             // Every seventh position keeps the test quick; every end is checked.
             if game.ply() % 7 != 0 && !game.is_over() {
                 return;
@@ -110,6 +175,7 @@ fn render_then_parse_gives_the_same_game() {
             };
             let text = sheet.to_string();
             let again = Sheet::parse(&text).unwrap_or_else(|e| panic!("{ruleset}: {e}\n{text}"));
+            assert_eq!(again.game.start(), game.start());
             assert_eq!(again.game.sowings(), game.sowings());
             assert_eq!(again.game.position(), game.position());
             assert_eq!(again.game.outcome(), game.outcome());

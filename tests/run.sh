@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it. Needs root for the end-to-end mail
 # tests (they install Postfix, procmail, swaks, mutt, s-nail, tmux, Dovecot,
 # isync, strace and Chromium with apt-get where missing) and Python 3 with
-# pip for the OpenSpiel cross-check.
+# pip for the OpenSpiel cross-checks (Wari against its oware, Kalah against
+# its mancala).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,9 @@ echo "== OpenSpiel cross-check of the Wari rules"
 python3 -c 'import pyspiel' 2>/dev/null ||
     python3 -m pip install --quiet --disable-pip-version-check -r tests/openspiel/requirements.txt
 MANCALA_BIN=$bin python3 tests/openspiel/compare.py
+
+echo "== OpenSpiel cross-check of the Kalah rules (its \"mancala\" game)"
+MANCALA_BIN=$bin python3 tests/openspiel/kalah.py
 
 echo "== end to end through Postfix and procmail"
 tests/e2e/run.sh "$bin"

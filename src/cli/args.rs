@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use mancala::engine::{Ruleset, Side};
+use mancala::engine::{ruleset_titles, Ruleset, Side};
 use mancala::mail::transport::Transport;
 use mancala::opponent::Opponent;
 
@@ -12,8 +12,8 @@ use mancala::opponent::Opponent;
 #[command(
     name = "mancala",
     version,
-    about = "Referee for mancala games played by email: Super-Wari, Wari, Waurie and Mankala",
-    long_about = "Referee for mancala games played by email: Super-Wari, Wari, Waurie and Mankala.\n\n\
+    about = about(),
+    long_about = about() + ".\n\n\
         A game lives in its sheet: the board grid and numbered move log that players cut and paste. \
         Start one with `mancala new`, play moves with `mancala move`, check one with `mancala show`.",
     after_help = "Pits are letters from each player's own left, in sowing order (a, b, c, ...); digits 1, 2, 3, ... mean the same.\n\
@@ -26,22 +26,16 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the start sheet of a new game
+    /// Print the start sheet of a new game, or of one set up by hand
     New {
-        /// super-wari, wari, waurie or mankala
-        ruleset: Ruleset,
+        #[command(flatten)]
+        start: StartArgs,
         /// The name of the player at the top of the board
         #[arg(long, default_value = "North")]
         north: String,
         /// The name of the player at the bottom of the board
         #[arg(long, default_value = "South")]
         south: String,
-        /// Stones in each pit at the start (default: the game's usual number)
-        #[arg(long)]
-        stones: Option<u8>,
-        /// Who sows first
-        #[arg(long, default_value = "south", value_parser = parse_side)]
-        first: Side,
     },
     /// Play moves for whoever is to move and print the new sheet
     Move {
@@ -69,16 +63,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print every position from the start through the moves
+    /// Print every position from the start (or a set-up) through the moves
     Replay {
-        /// super-wari, wari, waurie or mankala
-        ruleset: Ruleset,
-        /// Stones in each pit at the start (default: the game's usual number)
-        #[arg(long)]
-        stones: Option<u8>,
-        /// Who sows first
-        #[arg(long, default_value = "south", value_parser = parse_side)]
-        first: Side,
+        #[command(flatten)]
+        start: StartArgs,
         /// Pits sown in order, by whoever is to move
         moves: Vec<String>,
         /// One JSON object per line: the start, then one after every sowing
@@ -160,20 +148,12 @@ pub enum Command {
     },
     /// Play against the computer, at a terminal or with moves piped in
     Play {
-        /// super-wari, wari, waurie or mankala
-        ruleset: Ruleset,
-        /// Stones in each pit at the start (default: the game's usual number)
-        #[arg(long)]
-        stones: Option<u8>,
+        #[command(flatten)]
+        start: StartArgs,
         /// The side you play
         #[arg(long = "as", default_value = "south", value_parser = parse_side)]
         side: Side,
-        /// Who sows first
-        #[arg(long, default_value = "south", value_parser = parse_side)]
-        first: Side,
-        /// The computer: greedy (Critchlow's, the default for mankala), strong (the default
-        /// elsewhere), quick, blitz, random, first, last, first-largest, ..., greedy-X
-        #[arg(long, value_parser = parse_opponent)]
+        #[arg(long, value_parser = parse_opponent, help = opponent_help())]
         opponent: Option<Opponent>,
         /// Write the game's sheet here when it ends
         #[arg(long)]
@@ -225,8 +205,8 @@ pub enum Command {
     },
     /// Play games between two opponents, alternating sides, and count
     Tournament {
-        /// super-wari, wari, waurie or mankala
-        ruleset: Ruleset,
+        #[command(flatten)]
+        rules: RulesArgs,
         /// The first opponent (results are its wins, draws, losses)
         #[arg(value_parser = parse_opponent)]
         a: Opponent,
@@ -236,9 +216,6 @@ pub enum Command {
         /// How many games
         #[arg(long, default_value_t = 100)]
         games: usize,
-        /// Stones in each pit at the start
-        #[arg(long)]
-        stones: Option<u8>,
         /// Seed for the random strategies
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -246,8 +223,119 @@ pub enum Command {
     /// Print the rules as this referee applies them
     Rules {
         /// One game's rules (default: all)
+        #[arg(value_parser = RulesetParser)]
         ruleset: Option<Ruleset>,
+        /// With RULESET: say which of its variants is played
+        #[arg(long, requires = "ruleset")]
+        variant: Option<String>,
     },
+}
+
+/// The game a command plays: every command that starts a game takes these.
+#[derive(Debug, clap::Args)]
+pub struct RulesArgs {
+    /// The game
+    #[arg(value_parser = RulesetParser)]
+    pub ruleset: Ruleset,
+    /// Stones in each pit at the start (default: the game's usual number)
+    #[arg(long)]
+    pub stones: Option<u8>,
+    #[arg(long, help = variant_help())]
+    pub variant: Option<String>,
+}
+
+/// Where a new game starts: the game, who is to move, and a position set
+/// up by hand if not the usual start.
+#[derive(Debug, clap::Args)]
+pub struct StartArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Who sows first (with --position: who is to move)
+    #[arg(long, default_value = "south", value_parser = parse_side)]
+    pub first: Side,
+    /// Start from this position: "SOUTH / NORTH", each row's pits from its owner's a, as in
+    /// "1 0 0 0 1 1 / 0 0 1 0 0 0"
+    #[arg(long, value_name = "SOUTH / NORTH")]
+    pub position: Option<String>,
+    /// With --position: the stores (in Wari games the captured totals), South's first, as in
+    /// "22,22" (default: the stones not in the pits, shared as evenly as they go)
+    #[arg(long, value_name = "S,N", requires = "position")]
+    pub stores: Option<String>,
+}
+
+/// The one-line description, naming every game of the table.
+fn about() -> String {
+    format!(
+        "Referee for mancala games played by email: {}",
+        ruleset_titles()
+    )
+}
+
+/// The variants, each under its game, from the rulesets' table.
+fn variant_help() -> String {
+    let games: Vec<String> = Ruleset::ALL
+        .iter()
+        .filter(|r| !r.spec().variants.is_empty())
+        .map(|r| format!("{r}: {}", r.variant_names()))
+        .collect();
+    format!(
+        "Play a variant of the game's rules ({}); see `mancala rules RULESET`",
+        games.join("; ")
+    )
+}
+
+/// The opponents, and which is each game's default, from the rulesets' table.
+fn opponent_help() -> String {
+    let mut defaults: Vec<String> = Vec::new();
+    for r in Ruleset::ALL {
+        let name = Opponent::default_for(r).to_string();
+        match defaults
+            .iter_mut()
+            .find(|d| d.starts_with(&format!("{name} for ")))
+        {
+            Some(d) => d.push_str(&format!(", {r}")),
+            None => defaults.push(format!("{name} for {r}")),
+        }
+    }
+    format!(
+        "The computer: greedy (Critchlow's), strong, quick, blitz, random, first, last, \
+         first-largest, ..., greedy-X (default: {})",
+        defaults.join("; ")
+    )
+}
+
+/// Reads a game's name as [`Ruleset`]'s `FromStr` does (any case, any
+/// separator), and lists the games, from the table, as the possible values.
+#[derive(Clone, Copy, Debug)]
+pub struct RulesetParser;
+
+impl clap::builder::TypedValueParser for RulesetParser {
+    type Value = Ruleset;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Ruleset, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e: mancala::engine::RulesError| {
+            let arg = arg.map_or("RULESET".to_string(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{arg}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Ruleset::ALL.into_iter().map(|r| {
+            clap::builder::PossibleValue::new(r.as_str()).help(r.title())
+        })))
+    }
 }
 
 /// How a referee of mail is set up: `mail` and `maildir` share these.
@@ -318,15 +406,14 @@ mod tests {
         .unwrap();
         match args.command {
             Command::New {
-                ruleset,
+                start,
                 north,
                 south,
-                stones,
-                first,
             } => {
-                assert_eq!(ruleset, Ruleset::Mankala);
+                assert_eq!(start.rules.ruleset, Ruleset::Mankala);
                 assert_eq!((north.as_str(), south.as_str()), ("Bill", "South"));
-                assert_eq!((stones, first), (Some(5), Side::North));
+                assert_eq!((start.rules.stones, start.first), (Some(5), Side::North));
+                assert_eq!(start.position, None);
             }
             other => panic!("parsed as {other:?}"),
         }
@@ -414,7 +501,7 @@ pub struct SearchArgs {
 pub enum TablesCommand {
     /// Build a ruleset's tables by retrograde analysis, layer by layer of stones in pits
     Build {
-        /// mankala or waurie (the games without a repetition rule)
+        /// A game without a repetition rule (not the Wari games)
         ruleset: Ruleset,
         /// The most stones in pits the tables answer for
         #[arg(long)]

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use mancala::engine::{Game, Rules, Ruleset, Side};
+use mancala::engine::{Game, Position, Rules};
 use mancala::mail::delivery::{DeliveryError, Report};
 use mancala::mail::hosted::{self, HostedReferee};
 use mancala::mail::letter::Letter;
@@ -13,20 +13,17 @@ use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
-use super::args::{Args, Command, TablesCommand};
+use super::args::{Args, Command, RulesArgs, StartArgs, TablesCommand};
 use super::{display_path, print, read_input, CliResult, Failure};
 
 pub fn run(args: Args) -> CliResult {
     match args.command {
         Command::New {
-            ruleset,
+            start,
             north,
             south,
-            stones,
-            first,
         } => {
-            let rules = rules_for(ruleset, stones)?;
-            let sheet = Sheet::with_first(rules, Players::named(&south, &north), first);
+            let sheet = Sheet::from_position(start_of(&start)?, Players::named(&south, &north));
             print(&sheet.to_string())
         }
         Command::Move {
@@ -51,13 +48,7 @@ pub fn run(args: Args) -> CliResult {
                 print(&sheet.to_string())
             }
         }
-        Command::Replay {
-            ruleset,
-            stones,
-            first,
-            moves,
-            json,
-        } => replay(rules_for(ruleset, stones)?, first, &moves, json),
+        Command::Replay { start, moves, json } => replay(start_of(&start)?, &moves, json),
         Command::Mail {
             referee,
             owner: Some(owner),
@@ -118,33 +109,34 @@ pub fn run(args: Args) -> CliResult {
             remind(&referee, send, nudge, forfeit)
         }
         Command::Play {
-            ruleset,
-            stones,
+            start,
             side,
-            first,
             opponent,
             save,
-        } => super::play::play(
-            rules_for(ruleset, stones)?,
-            side,
-            first,
-            opponent,
-            save.as_deref(),
-        ),
+        } => super::play::play(start_of(&start)?, side, opponent, save.as_deref()),
         Command::Hint {
             file,
             opponent,
             json,
         } => super::play::hint(&read_sheet(&file)?, opponent, json),
         Command::Tournament {
-            ruleset,
+            rules,
             a,
             b,
             games,
-            stones,
             seed,
-        } => super::play::tournament(rules_for(ruleset, stones)?, a, b, games, seed),
-        Command::Rules { ruleset } => print(&mancala::guide::rules_text(ruleset)),
+        } => super::play::tournament(rules_of(&rules)?, a, b, games, seed),
+        Command::Rules {
+            ruleset: Some(ruleset),
+            variant: Some(variant),
+        } => {
+            let rules = ruleset
+                .rules()
+                .with_variant(&variant)
+                .map_err(Failure::usage)?;
+            print(&mancala::guide::rules_text_of(&rules))
+        }
+        Command::Rules { ruleset, .. } => print(&mancala::guide::rules_text(ruleset)),
         Command::Solve { file, json, search } => {
             super::solve::solve(&read_sheet(&file)?, json, &search)
         }
@@ -162,11 +154,35 @@ pub fn run(args: Args) -> CliResult {
     }
 }
 
-fn rules_for(ruleset: Ruleset, stones: Option<u8>) -> Result<Rules, Failure> {
-    match stones {
-        Some(n) => ruleset.with_stones(n).map_err(Failure::usage),
-        None => Ok(ruleset.rules()),
-    }
+/// The rules the arguments name: the game, its stones and its variant.
+fn rules_of(args: &RulesArgs) -> Result<Rules, Failure> {
+    args.ruleset
+        .configure(args.stones, args.variant.as_deref())
+        .map_err(Failure::usage)
+}
+
+/// The position a new game starts from: the usual start, or the one that
+/// `--position` (and `--stores`) set up, refused with every reason when the
+/// game cannot have it.
+fn start_of(args: &StartArgs) -> Result<Position, Failure> {
+    let rules = rules_of(&args.rules)?;
+    let Some(text) = &args.position else {
+        return Ok(Position::start(rules, args.first));
+    };
+    let (south, north) =
+        sheet::parse_rows(text).map_err(|e| Failure::usage(format!("--position: {e}")))?;
+    let stores = match &args.stores {
+        Some(text) => {
+            Some(sheet::parse_pair(text).map_err(|e| Failure::usage(format!("--stores: {e}")))?)
+        }
+        None => None,
+    };
+    Position::set_up(rules, &south, &north, stores, args.first).map_err(|e| {
+        Failure::usage(format!(
+            "--position: {} cannot start from this position: {e}",
+            rules.ruleset
+        ))
+    })
 }
 
 pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
@@ -230,9 +246,9 @@ fn json_line(game: &Game) -> String {
     serde_json::to_string(&PositionJson::of(game)).unwrap_or_default()
 }
 
-fn replay(rules: Rules, first: Side, moves: &[String], json: bool) -> CliResult {
+fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
     let sowings = sowings_of(moves)?;
-    let mut game = Game::new(rules, first);
+    let mut game = Game::from_position(start);
     let mut out = String::new();
     let show = |game: &Game, out: &mut String| {
         if json {
@@ -423,7 +439,7 @@ fn list_games(store: &Store, json: bool) -> CliResult {
     )))
 }
 
-fn list_ratings(store: &Store, ruleset: Option<Ruleset>, json: bool) -> CliResult {
+fn list_ratings(store: &Store, ruleset: Option<mancala::engine::Ruleset>, json: bool) -> CliResult {
     use mancala::store::ratings;
     let listing = store.list().map_err(Failure::data)?;
     for line in &listing.unreadable {

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write as _};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use mancala::engine::{Game, Rules, Side, SplitMix64};
+use mancala::engine::{Game, Position, Rules, Side, SplitMix64};
 use mancala::opponent::{Choice, Opponent};
 use mancala::sheet::{self, Players, Sheet};
 
@@ -60,18 +60,18 @@ fn seed() -> u64 {
 /// An interactive game against the computer. Reads one command a line, so
 /// it plays the same at a terminal and through a pipe.
 pub fn play(
-    rules: Rules,
+    start: Position,
     human: Side,
-    first: Side,
     opponent: Option<Opponent>,
     save: Option<&Path>,
 ) -> CliResult {
+    let rules = *start.rules();
     let opponent = opponent.unwrap_or_else(|| Opponent::default_for(rules.ruleset));
     let names = match human {
         Side::South => Players::named("You", "Computer"),
         Side::North => Players::named("Computer", "You"),
     };
-    let mut sheet = Sheet::with_first(rules, names, first);
+    let mut sheet = Sheet::from_position(start, names);
     let mut rng = SplitMix64::new(seed());
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();

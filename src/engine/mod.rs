@@ -18,9 +18,12 @@ mod random;
 mod rules;
 
 pub use game::{Game, PlayedSowing};
-pub use position::{Landing, PlayError, PlayErrorKind, Position, Sowing};
+pub use position::{Landing, PlayError, PlayErrorKind, Position, SetUpError, SetUpFault, Sowing};
 pub use random::SplitMix64;
-pub use rules::{Capture, EmptyRow, Rules, RulesError, Ruleset};
+pub use rules::{
+    ruleset_names, ruleset_titles, Capture, DefaultOpponent, EmptyRow, Rules, RulesError, Ruleset,
+    RulesetSpec, VariantId, VariantSpec,
+};
 
 use std::fmt;
 use std::str::FromStr;
@@ -295,7 +298,9 @@ pub enum EndReason {
     Repetition,
     /// Waurie: the player to move had no stones and so won.
     CannotMove,
-    /// Mankala: a row emptied; each scored their pits and home.
+    /// Waurie, first-empty-wins: a player emptied their own row and so won.
+    FirstEmpty,
+    /// Mankala, Kalah: a row emptied; each scored their pits and store.
     RowEmpty,
     /// A player resigned.
     Resignation,
@@ -312,6 +317,7 @@ impl EndReason {
             EndReason::Starvation => "starvation",
             EndReason::Repetition => "repetition",
             EndReason::CannotMove => "cannot-move",
+            EndReason::FirstEmpty => "first-empty",
             EndReason::RowEmpty => "row-empty",
             EndReason::Resignation => "resignation",
             EndReason::Forfeit => "forfeit",
@@ -326,7 +332,8 @@ impl EndReason {
             EndReason::Starvation => "the opponent could not be fed; the mover took the rest",
             EndReason::Repetition => "the position repeated; each took their own side",
             EndReason::CannotMove => "no stones left to move, which wins in Waurie",
-            EndReason::RowEmpty => "a row is empty; each scores pits and home",
+            EndReason::FirstEmpty => "the first to empty their own row wins",
+            EndReason::RowEmpty => "a row is empty; each scores pits and store",
             EndReason::Resignation => "the opponent resigned",
             EndReason::Forfeit => "the opponent ran out of time",
             EndReason::Agreement => "drawn by agreement",

@@ -110,21 +110,32 @@ impl Position {
 
     /// A position from its counts, for tests and set-ups. Rows list each
     /// player's pits from their own `a`; `stores` is South's then North's.
+    /// A position that is already over is allowed (see [`Position::set_up`]).
     ///
     /// # Errors
-    /// When a row's length is not the ruleset's, or the stones do not add up
-    /// to the ruleset's total.
+    /// Every fault found: a row's length is not the ruleset's, a pit holds
+    /// more stones than the game has, or the stones do not add up to the
+    /// ruleset's total.
     pub fn from_counts(
         rules: Rules,
         south: &[u8],
         north: &[u8],
         stores: [u8; 2],
         to_move: Side,
-    ) -> Result<Position, String> {
-        let n = usize::from(rules.pits);
-        if south.len() != n || north.len() != n {
-            return Err(format!("each row needs {n} pits"));
+    ) -> Result<Position, SetUpError> {
+        let mut faults = row_faults(&rules, south, north);
+        let in_pits = pit_total(south) + pit_total(north);
+        let total = in_pits + stores.iter().map(|&s| u16::from(s)).sum::<u16>();
+        if faults.is_empty() && total != rules.total_stones() {
+            faults.push(SetUpFault::Total {
+                total,
+                expected: rules.total_stones(),
+            });
         }
+        if !faults.is_empty() {
+            return Err(SetUpError { faults });
+        }
+        let n = usize::from(rules.pits);
         let mut position = Position {
             rules,
             cells: [0; CELLS],
@@ -134,14 +145,58 @@ impl Position {
         position.cells[n..2 * n].copy_from_slice(north);
         position.cells[STORES] = stores[0];
         position.cells[STORES + 1] = stores[1];
-        let total: u16 = position.cells.iter().map(|&c| u16::from(c)).sum();
-        if total != rules.total_stones() {
-            return Err(format!(
-                "{total} stones on the board, the game has {}",
-                rules.total_stones()
-            ));
-        }
         Ok(position)
+    }
+
+    /// A position set up by hand, for a game to start from: the rows as in
+    /// [`Position::from_counts`]; the stores (or Wari's captured totals)
+    /// when given must make up the game's stones, else they share the
+    /// stones left over, South taking the odd one.
+    ///
+    /// # Errors
+    /// Every fault found, as for [`Position::from_counts`], and a position
+    /// whose game is already over.
+    pub fn set_up(
+        rules: Rules,
+        south: &[u8],
+        north: &[u8],
+        stores: Option<[u8; 2]>,
+        to_move: Side,
+    ) -> Result<Position, SetUpError> {
+        let stores = match stores {
+            Some(stores) => stores,
+            None => {
+                let faults = row_faults(&rules, south, north);
+                let in_pits = pit_total(south) + pit_total(north);
+                let left = rules.total_stones().checked_sub(in_pits);
+                match left.filter(|_| faults.is_empty()) {
+                    // At most 240 stones in all: each half fits a byte.
+                    Some(left) => [left.div_ceil(2) as u8, (left / 2) as u8],
+                    None => {
+                        let mut faults = faults;
+                        if faults.is_empty() {
+                            faults.push(SetUpFault::TooManyStones {
+                                in_pits,
+                                total: rules.total_stones(),
+                            });
+                        }
+                        return Err(SetUpError { faults });
+                    }
+                }
+            }
+        };
+        let position = Position::from_counts(rules, south, north, stores, to_move)?;
+        match position.outcome() {
+            Some(outcome) => Err(SetUpError {
+                faults: vec![SetUpFault::Over(outcome.reason)],
+            }),
+            None => Ok(position),
+        }
+    }
+
+    /// Is this the start of a game, every pit holding the ruleset's stones?
+    pub fn is_start(&self) -> bool {
+        *self == Position::start(self.rules, self.to_move)
     }
 
     pub fn rules(&self) -> &Rules {
@@ -237,6 +292,19 @@ impl Position {
                 reason: EndReason::CannotMove,
                 score: stores,
             }),
+            EmptyRow::EmptiedRowWins => {
+                // Only the mover's own sowing empties a row (sowing never
+                // takes from the opponent's), so the one who just moved is
+                // looked at first.
+                let emptied = [self.to_move.other(), self.to_move]
+                    .into_iter()
+                    .find(|&side| self.row_word(side) == 0)?;
+                Some(Outcome {
+                    winner: Some(emptied),
+                    reason: EndReason::FirstEmpty,
+                    score: stores,
+                })
+            }
             EmptyRow::EndsGame => {
                 let (south, north) = (self.row_total(Side::South), self.row_total(Side::North));
                 (south == 0 || north == 0).then(|| {
@@ -257,7 +325,7 @@ impl Position {
                     || (self.rules.majority_wins && (stores[0] > half || stores[1] > half))
             }
             EmptyRow::CannotMoveWins => self.row_word(self.to_move) == 0,
-            EmptyRow::EndsGame => {
+            EmptyRow::EndsGame | EmptyRow::EmptiedRowWins => {
                 self.row_word(Side::South) == 0 || self.row_word(Side::North) == 0
             }
         }
@@ -393,8 +461,13 @@ impl Position {
                 self.sow_laps(origin, stones)
             }
         };
-        let last = if cell == own_store {
-            Landing::Store(mover)
+        let last = if cell >= STORES {
+            // Only Waurie's both-stores variant sows the opponent's store.
+            Landing::Store(if cell == own_store {
+                mover
+            } else {
+                mover.other()
+            })
         } else if cell < n {
             Landing::Pit(Side::South, Pit(cell as u8))
         } else {
@@ -404,11 +477,10 @@ impl Position {
             (Capture::TwoOrThreeBackwards, Landing::Pit(side, landed)) if side != mover => {
                 self.capture_two_or_three(side, landed)
             }
-            (Capture::OppositeIntoOwnPit, Landing::Pit(side, landed))
-                if side == mover && self.cells[cell] == 1 =>
-            {
-                self.capture_opposite(landed)
-            }
+            (
+                Capture::OppositeIntoOwnPit | Capture::OppositeIntoStore,
+                Landing::Pit(side, landed),
+            ) if side == mover && self.cells[cell] == 1 => self.capture_opposite(landed),
             _ => 0,
         };
         Sowing {
@@ -433,8 +505,9 @@ impl Position {
         let n = self.n();
         let ring = 2 * n;
         let stores = usize::from(self.rules.stores);
+        let opponent_store = usize::from(self.rules.sow_opponent_store);
         // Cells in one lap: Wari's skips the origin, the others re-sow it.
-        let lap = ring - 1 + stores + usize::from(!self.rules.skip_origin);
+        let lap = ring - 1 + stores + opponent_store + usize::from(!self.rules.skip_origin);
         if stones == 0 || stones >= lap {
             return None;
         }
@@ -452,11 +525,25 @@ impl Position {
             self.cells[self.store_cell(mover)] += 1;
             let beyond = stones - to_row_end - 1;
             let opponent = self.row_start(mover.other());
-            pits += ring_ones(opponent, beyond, ring);
-            if beyond == 0 {
-                self.store_cell(mover)
+            if opponent_store == 1 && beyond > n {
+                // The opponent's row, their store, then on from the mover's `a`.
+                pits += ring_ones(opponent, n, ring);
+                self.cells[self.store_cell(mover.other())] += 1;
+                let again = beyond - n - 1;
+                let own = self.row_start(mover);
+                pits += ring_ones(own, again, ring);
+                if again == 0 {
+                    self.store_cell(mover.other())
+                } else {
+                    own + again - 1
+                }
             } else {
-                wrap(opponent + beyond - 1, ring)
+                pits += ring_ones(opponent, beyond, ring);
+                if beyond == 0 {
+                    self.store_cell(mover)
+                } else {
+                    wrap(opponent + beyond - 1, ring)
+                }
             }
         };
         self.cells[..16].copy_from_slice(&pits.to_le_bytes());
@@ -470,15 +557,20 @@ impl Position {
         let own_store = self.store_cell(mover);
         let own = self.row_start(mover);
         let opponent = self.row_start(mover.other());
+        let opponent_store = self.store_cell(mover.other());
         // One lap, as runs of cells in sowing order from the origin: the
-        // rest of the mover's row, their store, the opponent's row (never
-        // the opponent's store), the mover's row up to the origin, and the
-        // origin itself unless the rules skip it. Whole runs are sown at
-        // once: no test per stone.
+        // rest of the mover's row, their store, the opponent's row, the
+        // opponent's store (only in Waurie's both-stores variant), the
+        // mover's row up to the origin, and the origin itself unless the
+        // rules skip it. Whole runs are sown at once: no test per stone.
         let runs = [
             (origin + 1, own + n),
             (own_store, own_store + usize::from(self.rules.stores)),
             (opponent, opponent + n),
+            (
+                opponent_store,
+                opponent_store + usize::from(self.rules.sow_opponent_store),
+            ),
             (own, origin),
             (origin, origin + usize::from(!self.rules.skip_origin)),
         ];
@@ -536,15 +628,26 @@ impl Position {
         taken
     }
 
-    /// Mankala: the opposite pit's stones move into the mover's landing pit.
+    /// Mankala: the opposite pit's stones move into the mover's landing
+    /// pit. Kalah: when there are any, they and the landing stone move into
+    /// the mover's store. Returns the opposite pit's stones.
     fn capture_opposite(&mut self, landed: Pit) -> u8 {
         let mover = self.to_move;
         let opposite =
             self.row_start(mover.other()) + usize::from(self.rules.opposite(landed).index());
         let taken = self.cells[opposite];
+        if taken == 0 {
+            return 0;
+        }
         self.cells[opposite] = 0;
         let own = self.row_start(mover) + usize::from(landed.index());
-        self.cells[own] += taken;
+        if self.rules.capture == Capture::OppositeIntoStore {
+            self.cells[own] = 0;
+            let store = self.store_cell(mover);
+            self.cells[store] += taken + 1;
+        } else {
+            self.cells[own] += taken;
+        }
         taken
     }
 
@@ -613,4 +716,103 @@ impl fmt::Display for PlayError {
         }
         write!(f, "; legal: {}", self.legal)
     }
+}
+
+/// One thing wrong with a position set up by hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetUpFault {
+    /// A row lists the wrong number of pits.
+    RowLength { side: Side, listed: usize, pits: u8 },
+    /// One pit holds more stones than the whole game has.
+    PitOverTotal {
+        side: Side,
+        pit: Pit,
+        stones: u8,
+        total: u16,
+    },
+    /// The pits hold more stones than the game has.
+    TooManyStones { in_pits: u16, total: u16 },
+    /// Pits and stores do not make up the game's stones.
+    Total { total: u16, expected: u16 },
+    /// The position is a finished game.
+    Over(EndReason),
+}
+
+impl fmt::Display for SetUpFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SetUpFault::RowLength { side, listed, pits } => {
+                write!(f, "{side}'s row lists {listed} pits, the board has {pits}")
+            }
+            SetUpFault::PitOverTotal {
+                side,
+                pit,
+                stones,
+                total,
+            } => write!(
+                f,
+                "{side}'s {pit} holds {stones}, more than the {total} stones of the game"
+            ),
+            SetUpFault::TooManyStones { in_pits, total } => write!(
+                f,
+                "the pits hold {in_pits} stones, more than the {total} of the game"
+            ),
+            SetUpFault::Total { total, expected } => write!(
+                f,
+                "pits and stores hold {total} stones, the game has {expected}"
+            ),
+            SetUpFault::Over(reason) => {
+                write!(f, "the game would already be over ({})", reason.describe())
+            }
+        }
+    }
+}
+
+/// A position the ruleset cannot have, with every reason found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct SetUpError {
+    pub faults: Vec<SetUpFault>,
+}
+
+impl fmt::Display for SetUpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, fault) in self.faults.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{fault}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The faults of the rows alone: their lengths, and pits fuller than the game.
+fn row_faults(rules: &Rules, south: &[u8], north: &[u8]) -> Vec<SetUpFault> {
+    let mut faults = Vec::new();
+    let total = rules.total_stones();
+    for (side, row) in [(Side::South, south), (Side::North, north)] {
+        if row.len() != usize::from(rules.pits) {
+            faults.push(SetUpFault::RowLength {
+                side,
+                listed: row.len(),
+                pits: rules.pits,
+            });
+            continue;
+        }
+        for (pit, &stones) in Pit::all(rules.pits).zip(row) {
+            if u16::from(stones) > total {
+                faults.push(SetUpFault::PitOverTotal {
+                    side,
+                    pit,
+                    stones,
+                    total,
+                });
+            }
+        }
+    }
+    faults
+}
+
+fn pit_total(row: &[u8]) -> u16 {
+    row.iter().map(|&c| u16::from(c)).sum()
 }

@@ -584,3 +584,465 @@ fn wari_feeding_an_empty_row_may_not_then_capture_all_of_it() {
         PlayErrorKind::StarvesOpponent
     );
 }
+
+// ---- Kalah ----
+
+fn kalah(south: &[u8], north: &[u8], stores: [u8; 2], to_move: Side) -> Position {
+    setup(Ruleset::Kalah, south, north, stores, to_move)
+}
+
+#[test]
+fn kalah_default_is_four_stones_and_stones_are_three_to_six() {
+    let rules = Ruleset::Kalah.rules();
+    assert_eq!((rules.pits, rules.stones, rules.total_stones()), (6, 4, 48));
+    assert!(Ruleset::Kalah.with_stones(2).is_err());
+    assert!(Ruleset::Kalah.with_stones(7).is_err());
+    assert_eq!(Ruleset::Kalah.with_stones(6).map(|r| r.stones), Ok(6));
+}
+
+#[test]
+fn kalah_last_in_own_store_is_another_turn() {
+    let mut p = Position::start(Ruleset::Kalah.rules(), Side::South);
+    let s = p.play(pit('c')).unwrap();
+    assert!(s.bonus);
+    assert_eq!(p.to_move(), Side::South);
+    assert_board(&p, &[4, 4, 0, 5, 5, 5], &[4; 6], [1, 0]);
+}
+
+#[test]
+fn kalah_capture_puts_the_stone_and_the_opposite_pit_into_the_store() {
+    let mut p = kalah(
+        &[0, 1, 0, 4, 4, 4],
+        &[4, 4, 5, 4, 4, 4],
+        [6, 4],
+        Side::South,
+    );
+    // South b sows c, which was empty; opposite c is North's d (4 stones).
+    let s = p.play(pit('b')).unwrap();
+    assert_eq!(s.captured, 4);
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('c')));
+    assert_board(&p, &[0, 0, 0, 4, 4, 4], &[4, 4, 5, 0, 4, 4], [11, 4]);
+    assert_eq!(p.to_move(), Side::North);
+}
+
+#[test]
+fn kalah_no_capture_when_the_opposite_pit_is_empty() {
+    let mut p = kalah(
+        &[0, 1, 0, 4, 4, 4],
+        &[4, 4, 5, 0, 4, 8],
+        [6, 4],
+        Side::South,
+    );
+    assert_eq!(p.play(pit('b')).unwrap().captured, 0);
+    // The last stone stays where it fell.
+    assert_board(&p, &[0, 0, 1, 4, 4, 4], &[4, 4, 5, 0, 4, 8], [6, 4]);
+}
+
+#[test]
+fn kalah_no_capture_in_the_opponents_empty_pit() {
+    let mut p = kalah(
+        &[4, 4, 4, 4, 4, 2],
+        &[0, 4, 4, 4, 4, 4],
+        [3, 3],
+        Side::South,
+    );
+    // f sows the store and North's a, which was empty: nothing is taken.
+    let s = p.play(pit('f')).unwrap();
+    assert_eq!(
+        (s.captured, s.last),
+        (0, Landing::Pit(Side::North, pit('a')))
+    );
+    assert_board(&p, &[4, 4, 4, 4, 4, 0], &[1, 4, 4, 4, 4, 4], [4, 3]);
+}
+
+#[test]
+fn kalah_lap_of_thirteen_captures_from_its_own_emptied_pit() {
+    // 13 stones: b..f, the store, North a..f, skip North's store, back into a.
+    let mut p = kalah(
+        &[13, 0, 0, 0, 0, 0],
+        &[1, 1, 1, 1, 1, 2],
+        [14, 14],
+        Side::South,
+    );
+    let s = p.play(pit('a')).unwrap();
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('a')));
+    // a holds 1 and North's f 3: both go into South's store.
+    assert_eq!(s.captured, 3);
+    assert_board(&p, &[0, 1, 1, 1, 1, 1], &[2, 2, 2, 2, 2, 0], [19, 14]);
+}
+
+#[test]
+fn kalah_ends_when_a_row_empties_and_scores_pits_plus_store() {
+    // A capture that empties South's own row ends the game.
+    let mut game = Game::from_position(kalah(
+        &[1, 0, 0, 0, 0, 0],
+        &[2, 2, 2, 2, 9, 2],
+        [10, 18],
+        Side::South,
+    ));
+    let s = game.play(pit('a')).unwrap();
+    assert_eq!(s.captured, 9, "North's e, opposite b");
+    let outcome = game.outcome().unwrap();
+    assert_eq!(outcome.reason, EndReason::RowEmpty);
+    assert_eq!(
+        (outcome.score, outcome.winner),
+        ([20, 28], Some(Side::North))
+    );
+    assert_board(game.position(), &[0; 6], &[2, 2, 2, 2, 0, 2], [20, 18]);
+}
+
+// ---- Waurie's variants ----
+
+fn waurie(variant: &str, south: &[u8], north: &[u8], stores: [u8; 2], to_move: Side) -> Game {
+    let rules = Ruleset::Waurie.rules().with_variant(variant).unwrap();
+    Game::from_position(Position::from_counts(rules, south, north, stores, to_move).unwrap())
+}
+
+#[test]
+fn first_empty_wins_ends_the_game_though_the_opponent_could_feed_the_row() {
+    // South's f (1 seed) leaves South's row empty and passes to North, who
+    // could feed it with f. By the seed's rule North must move, and may.
+    let start = ([0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 3], [21, 22]);
+    let mut seed_rule = Game::from_position(setup(
+        Ruleset::Waurie,
+        &start.0,
+        &start.1,
+        start.2,
+        Side::South,
+    ));
+    seed_rule.play(pit('f')).unwrap();
+    assert_eq!(seed_rule.to_move(), Some(Side::North));
+    seed_rule.play(pit('f')).unwrap();
+    assert_board(
+        seed_rule.position(),
+        &[1, 1, 0, 0, 0, 0],
+        &[1, 0, 0, 0, 0, 0],
+        [22, 23],
+    );
+    // In first-empty-wins South's sowing wins at once.
+    let mut game = waurie("first-empty-wins", &start.0, &start.1, start.2, Side::South);
+    game.play(pit('f')).unwrap();
+    let outcome = game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.reason, outcome.score),
+        (Some(Side::South), EndReason::FirstEmpty, [22, 22])
+    );
+    assert_eq!(game.to_move(), None);
+    assert!(game.legal_moves().is_empty());
+}
+
+#[test]
+fn first_empty_wins_still_wins_by_a_bonus_that_empties_the_row() {
+    let mut game = waurie(
+        "first-empty-wins",
+        &[0, 0, 0, 0, 0, 1],
+        &[9, 9, 9, 9, 5, 0],
+        [3, 3],
+        Side::South,
+    );
+    game.play(pit('f')).unwrap();
+    assert_eq!(game.outcome().unwrap().winner, Some(Side::South));
+}
+
+#[test]
+fn first_empty_wins_keeps_the_rest_of_the_seed_rules() {
+    let mut game = waurie(
+        "first-empty-wins",
+        &[4, 4, 4, 0, 0, 8],
+        &[4, 4, 4, 4, 4, 4],
+        [2, 2],
+        Side::South,
+    );
+    let s = game.play(pit('f')).unwrap();
+    assert_board(game.position(), &[5, 4, 4, 0, 0, 0], &[5; 6], [3, 2]);
+    assert!(!s.bonus && !game.is_over());
+}
+
+#[test]
+fn both_stores_sows_the_opponents_endpit_too() {
+    // f: own endpit, North a..f, North's endpit (the seed rule skips it), South a.
+    let mut game = waurie(
+        "both-stores",
+        &[4, 4, 4, 0, 0, 9],
+        &[4, 4, 4, 4, 4, 4],
+        [1, 2],
+        Side::South,
+    );
+    let s = game.play(pit('f')).unwrap();
+    assert_board(game.position(), &[5, 4, 4, 0, 0, 0], &[5; 6], [2, 3]);
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('a')));
+    // The same sowing under the seed's rule ends a pit further on.
+    let mut p = setup(
+        Ruleset::Waurie,
+        &[4, 4, 4, 0, 0, 9],
+        &[4, 4, 4, 4, 4, 4],
+        [1, 2],
+        Side::South,
+    );
+    p.play(pit('f')).unwrap();
+    assert_board(&p, &[5, 5, 4, 0, 0, 0], &[5; 6], [2, 2]);
+}
+
+#[test]
+fn both_stores_last_seed_in_the_opponents_endpit_earns_nothing() {
+    let mut game = waurie(
+        "both-stores",
+        &[4, 4, 4, 0, 0, 8],
+        &[4, 4, 4, 4, 4, 4],
+        [2, 2],
+        Side::South,
+    );
+    let s = game.play(pit('f')).unwrap();
+    assert_eq!(s.last, Landing::Store(Side::North));
+    assert!(!s.bonus);
+    assert_eq!(game.to_move(), Some(Side::North));
+    assert_board(game.position(), &[4, 4, 4, 0, 0, 0], &[5; 6], [3, 3]);
+}
+
+#[test]
+fn both_stores_laps_through_both_endpits_and_the_emptied_pit() {
+    // 14 seeds from a: b..f, own endpit, North a..f, North's endpit, a.
+    let mut game = waurie(
+        "both-stores",
+        &[14, 0, 0, 0, 0, 0],
+        &[5, 5, 5, 5, 5, 4],
+        [2, 3],
+        Side::South,
+    );
+    let s = game.play(pit('a')).unwrap();
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('a')));
+    assert_board(game.position(), &[1; 6], &[6, 6, 6, 6, 6, 5], [3, 4]);
+    // 29 seeds: two laps of 14 and one more, into b.
+    let mut game = waurie(
+        "both-stores",
+        &[29, 0, 0, 0, 0, 0],
+        &[1, 1, 1, 1, 1, 0],
+        [7, 7],
+        Side::South,
+    );
+    let s = game.play(pit('a')).unwrap();
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('b')));
+    assert_board(
+        game.position(),
+        &[2, 3, 2, 2, 2, 2],
+        &[3, 3, 3, 3, 3, 2],
+        [9, 9],
+    );
+}
+
+#[test]
+fn both_stores_north_sows_souths_endpit_and_the_player_who_cannot_move_wins() {
+    let mut game = waurie(
+        "both-stores",
+        &[0, 0, 0, 0, 0, 0],
+        &[0, 0, 0, 0, 0, 2],
+        [23, 23],
+        Side::North,
+    );
+    // North to move with seeds; South's row is empty (South is not to move).
+    let s = game.play(pit('f')).unwrap();
+    // f: North's endpit, then South's a; no bonus.
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('a')));
+    assert_board(game.position(), &[1, 0, 0, 0, 0, 0], &[0; 6], [23, 24]);
+    // North is to move next only after South; South plays a, then North cannot move and wins.
+    game.play(pit('a')).unwrap();
+    let outcome = game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.reason),
+        (Some(Side::North), EndReason::CannotMove)
+    );
+}
+
+#[test]
+fn variants_are_named_in_the_rules() {
+    let rules = Ruleset::Waurie.rules().with_variant("Both-Stores").unwrap();
+    assert_eq!(rules.variant_name(), Some("both-stores"));
+    assert!(rules.sow_opponent_store);
+    assert_eq!(Ruleset::Waurie.rules().variant_name(), None);
+    assert!(Ruleset::Kalah.rules().with_variant("both-stores").is_err());
+}
+
+// ---- Set-up positions ----
+
+#[test]
+fn a_set_up_shares_the_stones_left_between_the_stores() {
+    let rules = Ruleset::Waurie.rules();
+    let p = Position::set_up(
+        rules,
+        &[1, 0, 0, 0, 1, 1],
+        &[0, 0, 1, 0, 0, 0],
+        None,
+        Side::South,
+    )
+    .unwrap();
+    assert_eq!([p.store(Side::South), p.store(Side::North)], [22, 22]);
+    assert!(!p.is_start());
+    // An odd number left: South takes the odd one.
+    let p = Position::set_up(
+        rules,
+        &[1, 0, 0, 0, 1, 1],
+        &[1, 1, 0, 0, 0, 0],
+        None,
+        Side::South,
+    )
+    .unwrap();
+    assert_eq!([p.store(Side::South), p.store(Side::North)], [22, 21]);
+    assert!(Position::start(rules, Side::North).is_start());
+}
+
+#[test]
+fn impossible_set_ups_are_refused_with_every_reason() {
+    let waurie = Ruleset::Waurie.rules();
+    let err = |south: &[u8], north: &[u8], stores, to_move| {
+        Position::set_up(waurie, south, north, stores, to_move)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(&[1, 0, 0, 0, 1], &[60, 0, 0, 0, 0, 0], None, Side::South),
+        "South's row lists 5 pits, the board has 6; North's a holds 60, more than the 48 stones of the game"
+    );
+    assert_eq!(
+        err(
+            &[20, 20, 0, 0, 0, 0],
+            &[9, 0, 0, 0, 0, 0],
+            None,
+            Side::South
+        ),
+        "the pits hold 49 stones, more than the 48 of the game"
+    );
+    assert_eq!(
+        err(
+            &[1, 0, 0, 0, 1, 1],
+            &[0, 0, 1, 0, 0, 0],
+            Some([20, 20]),
+            Side::South
+        ),
+        "pits and stores hold 44 stones, the game has 48"
+    );
+    assert_eq!(
+        err(&[0; 6], &[0, 0, 1, 0, 0, 0], None, Side::South),
+        "the game would already be over (no stones left to move, which wins in Waurie)"
+    );
+    // The same row empty is no end while the other is to move (it may feed it).
+    assert!(Position::set_up(waurie, &[0; 6], &[0, 0, 1, 0, 0, 7], None, Side::North).is_ok());
+    let wari = Ruleset::Wari.rules();
+    assert_eq!(
+        Position::set_up(
+            wari,
+            &[1, 0, 0, 0, 0, 0],
+            &[1, 0, 0, 0, 0, 0],
+            Some([25, 21]),
+            Side::South
+        )
+        .unwrap_err()
+        .to_string(),
+        "the game would already be over (more than half the stones captured)"
+    );
+    let kalah = Ruleset::Kalah.rules();
+    assert!(Position::set_up(kalah, &[0; 6], &[1, 0, 0, 0, 0, 0], None, Side::South).is_err());
+}
+
+/// The game's value for the side to move by full search: `Some(winner)`,
+/// or `None` for a draw. For the tiny endgames here only.
+fn solve(game: &Game) -> Option<Side> {
+    if let Some(outcome) = game.outcome() {
+        return outcome.winner;
+    }
+    let mover = game.position().to_move();
+    let mut draw = false;
+    let mut results = game.legal_moves().into_iter().map(|p| {
+        let mut next = game.clone();
+        next.play(p).unwrap();
+        solve(&next)
+    });
+    for result in results.by_ref() {
+        match result {
+            Some(w) if w == mover => return Some(mover),
+            None => draw = true,
+            Some(_) => {}
+        }
+    }
+    if draw {
+        None
+    } else {
+        Some(mover.other())
+    }
+}
+
+fn gering() -> Game {
+    Game::from_position(
+        Position::set_up(
+            Ruleset::Waurie.rules(),
+            &[1, 0, 0, 0, 1, 1],
+            &[0, 0, 1, 0, 0, 0],
+            None,
+            Side::South,
+        )
+        .unwrap(),
+    )
+}
+
+fn play_line(game: &mut Game, line: &str) {
+    for (i, turn) in line.split_whitespace().enumerate() {
+        for part in turn.split('-') {
+            game.play(pit(part.chars().next().unwrap()))
+                .unwrap_or_else(|e| panic!("turn {} '{turn}': {e}", i + 1));
+        }
+    }
+}
+
+#[test]
+fn gerings_endgame_main_line_wins_for_south() {
+    // Mancala World's Waurie page: "5! a/3/1! b/4/2 c/5/6!/6-1/3/2/4/3/5/4/6 South wins."
+    let mut game = gering();
+    assert_eq!(solve(&game), Some(Side::South), "South to move and win");
+    play_line(&mut game, "e c a d b e f f-a c b d c e d f");
+    let outcome = game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.reason),
+        (Some(Side::South), EndReason::CannotMove)
+    );
+    assert_eq!(turns(&game), 15, "15 moves");
+}
+
+fn turns(game: &Game) -> usize {
+    let sides: Vec<Side> = game.sowings().iter().map(|s| s.side).collect();
+    1 + sides.windows(2).filter(|w| w[0] != w[1]).count()
+}
+
+#[test]
+fn gerings_endgame_refuted_lines_lose_as_the_seed_says() {
+    // (a) "6?-1/3/2/4/3/5/4/6 North is faster."
+    let mut game = gering();
+    play_line(&mut game, "f-a");
+    assert_eq!(solve(&game), Some(Side::North), "after f-a North wins");
+    play_line(&mut game, "c b d c e d f");
+    assert_eq!(game.outcome().unwrap().winner, Some(Side::North));
+    // (b) "6?/1!/1/2/2/3/3/4/4/6-5/5/6 North wins.": f instead of South's a.
+    let mut game = gering();
+    play_line(&mut game, "e c f");
+    assert_eq!(solve(&game), Some(Side::North), "after e c f North wins");
+    play_line(&mut game, "a a b b c c d d f-e e f");
+    assert_eq!(game.outcome().unwrap().winner, Some(Side::North));
+}
+
+#[test]
+fn gerings_endgame_south_may_begin_in_the_three_orders_the_notes_give() {
+    // "The first three moves of South can be: (5, 1, 2), (1, 5, 2) or (1, 2, 5)."
+    // After each of South's moves the full search says South still wins,
+    // whatever North replies; the line follows North's first legal reply.
+    for order in ["e a b", "a e b", "a b e"] {
+        let mut game = gering();
+        for letter in order.split_whitespace() {
+            play_line(&mut game, letter);
+            assert_eq!(
+                solve(&game),
+                Some(Side::South),
+                "{order}: after South's {letter}"
+            );
+            let reply = game.legal_moves().first().unwrap();
+            game.play(reply).unwrap();
+        }
+    }
+}

@@ -1,92 +1,280 @@
-//! The rulesets: each one is a [`Rules`] value (numbers and small enums),
-//! never a copy of the sowing loop.
+//! The rulesets: each one is an entry of the one table below (a [`Rules`]
+//! value of numbers and small enums, its names, its stone counts, its
+//! variants and its rules text), never a copy of the sowing loop.
+//!
+//! Every list of games the program shows (the command line's values and
+//! help, the mail `help`, `mancala rules`, the error that names the games)
+//! and every per-game default (the store's word, the computer opponent) is
+//! read from this table, so a new ruleset is one entry here, its rules text
+//! in `src/guide/`, and its tests.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 use super::Side;
 
-/// The games this referee knows, by the names the command line takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Ruleset {
-    /// Bill Taylor's 2x8 Wari (seed 000).
-    SuperWari,
-    /// Classic 2x6 Wari, the game Super-Wari extends.
-    Wari,
-    /// The Cayman 2x6 game with endpits and bonus moves (seed 002).
-    Waurie,
-    /// Roger Critchlow's Kalah-like game (seed 004).
-    Mankala,
+/// Declares the [`Ruleset`] enum, [`Ruleset::ALL`] and the table of
+/// [`RulesetSpec`]s from one list, so that the three cannot disagree.
+macro_rules! rulesets {
+    ($($(#[doc = $doc:literal])* $variant:ident => $spec:expr,)*) => {
+        /// The games this referee knows, by the names the command line takes.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum Ruleset {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        /// The table: one entry a ruleset, in the order of [`Ruleset::ALL`].
+        static SPECS: [RulesetSpec; [$(stringify!($variant)),*].len()] = [$($spec,)*];
+
+        impl Ruleset {
+            /// Every ruleset, in the order the program lists them.
+            pub const ALL: [Ruleset; [$(stringify!($variant)),*].len()] = [$(Ruleset::$variant,)*];
+        }
+    };
 }
 
+rulesets! {
+    /// Bill Taylor's 2x8 Wari (seed 000).
+    SuperWari => RulesetSpec {
+        name: "super-wari",
+        title: "Super-Wari",
+        rules: Rules {
+            ruleset: Ruleset::SuperWari,
+            pits: 8,
+            stones: 3,
+            ..WARI
+        },
+        // Any count whose total fits the board's counters (at most 240 stones).
+        stones: 1..=15,
+        store_word: "store",
+        opponent: DefaultOpponent::Strong,
+        variants: &[],
+        guide: include_str!("../guide/super-wari.md"),
+        summary: WARI_SUMMARY,
+    },
+    /// Classic 2x6 Wari, the game Super-Wari extends.
+    Wari => RulesetSpec {
+        name: "wari",
+        title: "Wari",
+        rules: Rules {
+            ruleset: Ruleset::Wari,
+            ..WARI
+        },
+        stones: 1..=20,
+        store_word: "store",
+        opponent: DefaultOpponent::Strong,
+        variants: &[],
+        guide: include_str!("../guide/wari.md"),
+        summary: WARI_SUMMARY,
+    },
+    /// The Cayman 2x6 game with endpits and bonus moves (seed 002).
+    Waurie => RulesetSpec {
+        name: "waurie",
+        title: "Waurie",
+        rules: Rules {
+            ruleset: Ruleset::Waurie,
+            capture: Capture::None,
+            empty_row: EmptyRow::CannotMoveWins,
+            ..KALAH_LIKE
+        },
+        stones: 1..=20,
+        store_word: "endpit",
+        opponent: DefaultOpponent::Strong,
+        variants: &[
+            VariantSpec {
+                name: "first-empty-wins",
+                summary: "the first player to empty their own row wins at once, even \
+                          if the opponent could feed it (Armstrong's Island Wari)",
+                apply: |rules| Rules {
+                    empty_row: EmptyRow::EmptiedRowWins,
+                    ..rules
+                },
+            },
+            VariantSpec {
+                name: "both-stores",
+                summary: "seeds are sown into both endpits, the opponent's too \
+                          (Kid-Cala's beginner's version)",
+                apply: |rules| Rules {
+                    sow_opponent_store: true,
+                    ..rules
+                },
+            },
+        ],
+        guide: include_str!("../guide/waurie.md"),
+        summary: "\
+Sow anti-clockwise into your own endpit but never the opponent's; the
+emptied pit is sown again on a lap. Ending in your own endpit sows again
+(a free turn). No captures. The player to move who has no seeds wins.
+",
+    },
+    /// Roger Critchlow's Kalah-like game (seed 004).
+    Mankala => RulesetSpec {
+        name: "mankala",
+        title: "Mankala",
+        rules: Rules {
+            ruleset: Ruleset::Mankala,
+            stones: 3,
+            capture: Capture::OppositeIntoOwnPit,
+            ..KALAH_LIKE
+        },
+        // Critchlow's program offers 3, 4, 5 or 6.
+        stones: 3..=6,
+        store_word: "home",
+        // Critchlow's own greedy player, for his own game.
+        opponent: DefaultOpponent::Greedy,
+        variants: &[],
+        guide: include_str!("../guide/mankala.md"),
+        summary: "\
+Sow anti-clockwise into your own home but never the opponent's. Ending in
+your home is another turn. Ending in an empty pit of your own brings the
+opposite pit's stones into that pit. The game ends as soon as a row is
+empty; each scores their pits plus home, and the higher score wins.
+",
+    },
+    /// Standard Kalah, the game most people know as mancala.
+    Kalah => RulesetSpec {
+        name: "kalah",
+        title: "Kalah",
+        rules: Rules {
+            ruleset: Ruleset::Kalah,
+            capture: Capture::OppositeIntoStore,
+            ..KALAH_LIKE
+        },
+        stones: 3..=6,
+        store_word: "store",
+        opponent: DefaultOpponent::Strong,
+        variants: &[],
+        guide: include_str!("../guide/kalah.md"),
+        summary: "\
+Sow anti-clockwise into your own store but never the opponent's. Ending in
+your store is another turn. Ending in an empty pit of your own while the
+opposite pit has stones puts both into your store. The game ends as soon
+as a row is empty; each scores their pits plus store; the higher wins.
+",
+    },
+}
+
+/// The parameters Super-Wari and Wari share.
+const WARI: Rules = Rules {
+    ruleset: Ruleset::Wari,
+    pits: 6,
+    stones: 4,
+    stores: false,
+    sow_opponent_store: false,
+    skip_origin: true,
+    capture: Capture::TwoOrThreeBackwards,
+    bonus_in_own_store: false,
+    empty_row: EmptyRow::MustFeed,
+    majority_wins: true,
+    repetition_ends: true,
+    variant: None,
+};
+
+const WARI_SUMMARY: &str = "\
+Sow anti-clockwise, skipping the pit you moved from on a lap. A last stone
+that makes an opponent's pit 2 or 3 captures it, and the unbroken run of
+2s and 3s behind it, to the edge of their row. No move may leave the
+opponent without stones (when none can help, the mover takes all that is
+left). A position seen before ends the game, each taking their own side.
+More than half the stones captured wins at once; equal is a draw.
+";
+
+/// The parameters of the games with stores that sowing passes (Waurie,
+/// Mankala, Kalah).
+const KALAH_LIKE: Rules = Rules {
+    ruleset: Ruleset::Kalah,
+    pits: 6,
+    stones: 4,
+    stores: true,
+    sow_opponent_store: false,
+    skip_origin: false,
+    capture: Capture::None,
+    bonus_in_own_store: true,
+    empty_row: EmptyRow::EndsGame,
+    majority_wins: false,
+    repetition_ends: false,
+    variant: None,
+};
+
+/// Which computer a game is played against unless the player names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefaultOpponent {
+    /// Critchlow's greedy player.
+    Greedy,
+    /// The strong game-tree search.
+    Strong,
+}
+
+/// One ruleset's entry in the table.
+///
+/// It carries the rules text too: the engine never prints it, but a
+/// ruleset and the words that explain it are added together, in one place.
+#[derive(Debug)]
+pub struct RulesetSpec {
+    /// The name the command line, the sheet and the mail use.
+    pub name: &'static str,
+    /// The name people write in prose.
+    pub title: &'static str,
+    /// The rules with the usual number of stones.
+    pub rules: Rules,
+    /// Which stone counts a pit may start with.
+    pub stones: RangeInclusive<u8>,
+    /// What the game calls the pit at the end of a row.
+    pub store_word: &'static str,
+    pub opponent: DefaultOpponent,
+    /// The other ways the game is played, besides the default.
+    pub variants: &'static [VariantSpec],
+    /// The full rules as applied, with clarifications (Markdown).
+    pub guide: &'static str,
+    /// The rules in a few lines, for a mail that must stay short.
+    pub summary: &'static str,
+}
+
+/// A variant of a ruleset: a name, a line that says what differs, and the
+/// change to the rules' parameters.
+pub struct VariantSpec {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub apply: fn(Rules) -> Rules,
+}
+
+impl fmt::Debug for VariantSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// A variant, by its place in its ruleset's list: one byte, so that a
+/// [`Rules`] stays small to copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VariantId(u8);
+
 impl Ruleset {
-    pub const ALL: [Ruleset; 4] = [
-        Ruleset::SuperWari,
-        Ruleset::Wari,
-        Ruleset::Waurie,
-        Ruleset::Mankala,
-    ];
+    /// This ruleset's entry in the table.
+    pub fn spec(self) -> &'static RulesetSpec {
+        &SPECS[self as usize]
+    }
 
     /// The name the command line and the sheet use.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Ruleset::SuperWari => "super-wari",
-            Ruleset::Wari => "wari",
-            Ruleset::Waurie => "waurie",
-            Ruleset::Mankala => "mankala",
-        }
+        self.spec().name
     }
 
     /// The name people write in prose.
     pub fn title(self) -> &'static str {
-        match self {
-            Ruleset::SuperWari => "Super-Wari",
-            Ruleset::Wari => "Wari",
-            Ruleset::Waurie => "Waurie",
-            Ruleset::Mankala => "Mankala",
-        }
+        self.spec().title
     }
 
     /// The rules with the ruleset's usual number of stones.
     pub fn rules(self) -> Rules {
-        let (pits, stones) = match self {
-            Ruleset::SuperWari => (8, 3),
-            Ruleset::Wari | Ruleset::Waurie => (6, 4),
-            Ruleset::Mankala => (6, 3),
-        };
-        let wari = matches!(self, Ruleset::SuperWari | Ruleset::Wari);
-        Rules {
-            ruleset: self,
-            pits,
-            stones,
-            stores: !wari,
-            skip_origin: wari,
-            capture: match self {
-                Ruleset::SuperWari | Ruleset::Wari => Capture::TwoOrThreeBackwards,
-                Ruleset::Waurie => Capture::None,
-                Ruleset::Mankala => Capture::OppositeIntoOwnPit,
-            },
-            bonus_in_own_store: !wari,
-            empty_row: match self {
-                Ruleset::SuperWari | Ruleset::Wari => EmptyRow::MustFeed,
-                Ruleset::Waurie => EmptyRow::CannotMoveWins,
-                Ruleset::Mankala => EmptyRow::EndsGame,
-            },
-            majority_wins: wari,
-            repetition_ends: wari,
-        }
+        self.spec().rules
     }
 
     /// Which stone counts a pit may start with.
-    pub fn stone_range(self) -> std::ops::RangeInclusive<u8> {
-        match self {
-            // Critchlow's program offers 3, 4, 5 or 6.
-            Ruleset::Mankala => 3..=6,
-            // Any count whose total fits the board's counters (at most 240 stones).
-            Ruleset::SuperWari => 1..=15,
-            Ruleset::Wari | Ruleset::Waurie => 1..=20,
-        }
+    pub fn stone_range(self) -> RangeInclusive<u8> {
+        self.spec().stones.clone()
     }
 
     /// The rules with `stones` in each pit at the start.
@@ -108,6 +296,46 @@ impl Ruleset {
             ..self.rules()
         })
     }
+
+    /// The rules as asked for: the usual stones and no variant unless said.
+    ///
+    /// # Errors
+    /// When the stones are out of range, or the ruleset has no such variant.
+    pub fn configure(self, stones: Option<u8>, variant: Option<&str>) -> Result<Rules, RulesError> {
+        let rules = match stones {
+            Some(n) => self.with_stones(n)?,
+            None => self.rules(),
+        };
+        match variant {
+            Some(name) => rules.with_variant(name),
+            None => Ok(rules),
+        }
+    }
+
+    /// The names of the ruleset's variants, `a and b`.
+    pub fn variant_names(self) -> String {
+        join_list(self.spec().variants.iter().map(|v| v.name), "and")
+    }
+}
+
+/// `a`, `a or b`, `a, b or c` (with `conjunction` "or").
+fn join_list<'a>(names: impl Iterator<Item = &'a str>, conjunction: &str) -> String {
+    let names: Vec<&str> = names.collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} {conjunction} {last}", rest.join(", ")),
+    }
+}
+
+/// Every game's name, `super-wari, wari, ... or kalah`.
+pub fn ruleset_names() -> String {
+    join_list(Ruleset::ALL.iter().map(|r| r.as_str()), "or")
+}
+
+/// Every game's prose name, `Super-Wari, Wari, ... and Kalah`.
+pub fn ruleset_titles() -> String {
+    join_list(Ruleset::ALL.iter().map(|r| r.title()), "and")
 }
 
 impl fmt::Display for Ruleset {
@@ -145,6 +373,9 @@ pub enum Capture {
     /// Mankala: the last stone in an own empty pit brings the opposite pit's
     /// stones into that pit (not into the home).
     OppositeIntoOwnPit,
+    /// Kalah: the last stone in an own empty pit, when the opposite pit has
+    /// stones, goes with them into the mover's store.
+    OppositeIntoStore,
 }
 
 /// What an empty row means.
@@ -155,7 +386,9 @@ pub enum EmptyRow {
     MustFeed,
     /// Waurie: the player to move with no stones cannot play, and wins.
     CannotMoveWins,
-    /// Mankala: the game ends as soon as either row is empty.
+    /// Waurie, first-empty-wins: whoever empties their own row wins at once.
+    EmptiedRowWins,
+    /// Mankala, Kalah: the game ends as soon as either row is empty.
     EndsGame,
 }
 
@@ -169,6 +402,8 @@ pub struct Rules {
     pub stones: u8,
     /// Sowing passes through the mover's own store (endpit, home).
     pub stores: bool,
+    /// Sowing passes through the opponent's store too (with `stores`).
+    pub sow_opponent_store: bool,
     /// A sowing that laps skips the pit it started from.
     pub skip_origin: bool,
     pub capture: Capture,
@@ -179,6 +414,8 @@ pub struct Rules {
     pub majority_wins: bool,
     /// A position seen before ends the game; each player takes their own side.
     pub repetition_ends: bool,
+    /// The variant played, if not the ruleset's default rules.
+    pub variant: Option<VariantId>,
 }
 
 impl Rules {
@@ -196,12 +433,44 @@ impl Rules {
     pub fn default_first(&self) -> Side {
         Side::South
     }
+
+    /// The variant played, if any.
+    pub fn variant(&self) -> Option<&'static VariantSpec> {
+        let VariantId(index) = self.variant?;
+        self.ruleset.spec().variants.get(usize::from(index))
+    }
+
+    /// The variant's name, as the sheet and the command line write it.
+    pub fn variant_name(&self) -> Option<&'static str> {
+        self.variant().map(|v| v.name)
+    }
+
+    /// These rules played as the variant `name` (any case).
+    ///
+    /// # Errors
+    /// When the ruleset has no such variant.
+    pub fn with_variant(self, name: &str) -> Result<Rules, RulesError> {
+        let variants = self.ruleset.spec().variants;
+        let found = variants
+            .iter()
+            .position(|v| v.name.eq_ignore_ascii_case(name.trim()));
+        match found.and_then(|i| u8::try_from(i).ok()) {
+            Some(index) => Ok(Rules {
+                variant: Some(VariantId(index)),
+                ..(variants[usize::from(index)].apply)(self)
+            }),
+            None => Err(RulesError::UnknownVariant {
+                ruleset: self.ruleset,
+                variant: name.trim().to_string(),
+            }),
+        }
+    }
 }
 
-/// A ruleset name or a stone count that is not allowed.
+/// A ruleset name, stone count or variant that is not allowed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
-    #[error("unknown game '{0}'; the games are super-wari, wari, waurie and mankala")]
+    #[error("unknown game '{0}'; the games are {names}", names = ruleset_names())]
     UnknownRuleset(String),
     #[error("{ruleset} is played with {min} to {max} stones a pit, not {stones}")]
     Stones {
@@ -210,6 +479,15 @@ pub enum RulesError {
         min: u8,
         max: u8,
     },
+    #[error("{ruleset} has no variant '{variant}'{known}", known = known_variants(*ruleset))]
+    UnknownVariant { ruleset: Ruleset, variant: String },
+}
+
+fn known_variants(ruleset: Ruleset) -> String {
+    match ruleset.spec().variants {
+        [] => format!("; {ruleset} is played one way only"),
+        _ => format!("; its variants are {}", ruleset.variant_names()),
+    }
 }
 
 #[cfg(test)]
@@ -224,6 +502,58 @@ mod tests {
         }
         assert_eq!("Super_Wari".parse::<Ruleset>(), Ok(Ruleset::SuperWari));
         assert!("oware".parse::<Ruleset>().is_err());
+    }
+
+    #[test]
+    fn each_entry_describes_its_own_ruleset() {
+        for r in Ruleset::ALL {
+            let spec = r.spec();
+            assert_eq!(spec.rules.ruleset, r, "{r}'s entry names another ruleset");
+            // The store files and JSON spell the name as serde derives it.
+            assert_eq!(
+                serde_json::to_string(&r).unwrap(),
+                format!("\"{}\"", spec.name)
+            );
+            assert!(spec.stones.contains(&spec.rules.stones), "{r}");
+            assert!(spec.rules.stores || !spec.rules.sow_opponent_store, "{r}");
+            for v in spec.variants {
+                let rules = r.rules().with_variant(v.name).unwrap();
+                assert_eq!(rules.variant_name(), Some(v.name));
+                assert_ne!(
+                    Rules {
+                        variant: None,
+                        ..rules
+                    },
+                    r.rules(),
+                    "{r} {v:?} changes nothing"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_error_names_every_game() {
+        let err = "oware".parse::<Ruleset>().unwrap_err().to_string();
+        for r in Ruleset::ALL {
+            assert!(err.contains(r.as_str()), "{err}");
+        }
+        assert!(err.ends_with(" or kalah"), "{err}");
+        assert_eq!(
+            Ruleset::Waurie
+                .rules()
+                .with_variant("x")
+                .unwrap_err()
+                .to_string(),
+            "waurie has no variant 'x'; its variants are first-empty-wins and both-stores"
+        );
+        assert_eq!(
+            Ruleset::Wari
+                .rules()
+                .with_variant("x")
+                .unwrap_err()
+                .to_string(),
+            "wari has no variant 'x'; wari is played one way only"
+        );
     }
 
     #[test]

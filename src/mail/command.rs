@@ -30,10 +30,12 @@ pub enum Opponent {
 /// A command a player writes on a line of their own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// `new RULESET [stones N] with ADDRESS [as south|north]`
+    /// `new RULESET [stones N] [variant V] with ADDRESS [as south|north]`
     New {
         ruleset: Ruleset,
         stones: Option<u8>,
+        /// The ruleset's variant, as written (the referee checks it).
+        variant: Option<String>,
         opponent: Opponent,
         side: Side,
     },
@@ -158,20 +160,22 @@ fn conditions(line: &str) -> Result<Vec<Condition>, Refusal> {
     Ok(read)
 }
 
-/// `[stones N] with OPPONENT [as south|north]`, where OPPONENT is
-/// `computer`, `bob@x`, `<bob@x>` or `Bob Smith <bob@x>`.
+/// `[stones N] [variant V] with OPPONENT [as south|north]`, where
+/// OPPONENT is `computer`, `bob@x`, `<bob@x>` or `Bob Smith <bob@x>`.
 fn new_command(ruleset: Ruleset, rest: &[&str], line: &str) -> Result<Command, Refusal> {
+    const KEYWORDS: [&str; 3] = ["as", "stones", "variant"];
     let bad = || Refusal::BadNew(line.trim().to_string());
-    let (mut stones, mut opponent, mut side) = (None, None, Side::South);
+    let (mut stones, mut variant, mut opponent, mut side) = (None, None, None, Side::South);
     let mut words = rest.iter().peekable();
     while let Some(word) = words.next() {
         match word.to_ascii_lowercase().as_str() {
             "stones" => stones = Some(words.next().and_then(|n| n.parse().ok()).ok_or_else(bad)?),
+            "variant" => variant = Some(words.next().ok_or_else(bad)?.to_ascii_lowercase()),
             "as" => side = words.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?,
             "with" => {
                 let mut named = Vec::new();
                 while let Some(w) =
-                    words.next_if(|w| !["as", "stones"].contains(&w.to_ascii_lowercase().as_str()))
+                    words.next_if(|w| !KEYWORDS.contains(&w.to_ascii_lowercase().as_str()))
                 {
                     named.push(*w);
                 }
@@ -184,6 +188,7 @@ fn new_command(ruleset: Ruleset, rest: &[&str], line: &str) -> Result<Command, R
     Ok(Command::New {
         ruleset,
         stones,
+        variant,
         opponent,
         side,
     })
@@ -275,6 +280,7 @@ mod tests {
             Some(Command::New {
                 ruleset: Ruleset::Wari,
                 stones: Some(5),
+                variant: None,
                 opponent: Opponent::Person(Mailbox {
                     name: None,
                     address: "bob@players.example".into()
@@ -282,6 +288,17 @@ mod tests {
                 side: Side::North
             })
         );
+        assert_eq!(
+            line("new Waurie variant First-Empty-Wins with computer as north"),
+            Some(Command::New {
+                ruleset: Ruleset::Waurie,
+                stones: None,
+                variant: Some("first-empty-wins".into()),
+                opponent: Opponent::Computer,
+                side: Side::North
+            })
+        );
+        assert!(command_line("new waurie variant").is_err());
         assert!(command_line("new wari with").is_err());
         assert!(command_line("new wari with bob").is_err());
         assert!(matches!(

@@ -374,11 +374,7 @@ pub fn sheet_body(
     let _ = writeln!(body, "\n{sheet}");
     if sheet.game.rules().stores {
         // The grid's end columns: say whose is whose, in the game's word.
-        let word = match sheet.game.rules().ruleset {
-            Ruleset::Waurie => "endpit",
-            Ruleset::Mankala => "home",
-            _ => "store",
-        };
+        let word = sheet.game.rules().ruleset.spec().store_word;
         let _ = writeln!(
             body,
             "{}'s {word} is the left end of the board, {}'s the right.\n",

@@ -63,8 +63,9 @@ pub enum Refusal {
     BadPreview(String),
     #[error("'{0}' cannot be read: write if, the reply you expect, then and your answer, such as: if e then d")]
     BadCondition(String),
-    #[error("'{0}' cannot be read: write new RULESET [stones N] with ADDRESS [as south|north]")]
+    #[error("'{0}' cannot be read: write new RULESET [stones N] [variant V] with ADDRESS [as south|north]")]
     BadNew(String),
+    /// Stones or a variant the ruleset does not have.
     #[error("{0}")]
     Stones(RulesError),
     #[error("you cannot play against yourself: name another address, or computer")]

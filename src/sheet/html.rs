@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::render::log_turns;
 use super::Sheet;
-use crate::engine::{Pit, Ruleset, Side};
+use crate::engine::{Pit, Side};
 
 // Pixels, not em, and colours spelt out: Outlook's renderer and dark modes
 // honour these. Sizes and centring go in attributes (`width`, `height`,
@@ -18,15 +18,6 @@ const CELL: &str = "border:1px solid #555;font-size:16px;color:#222";
 const CELL_SIZE: &str = "width=\"42\" height=\"35\" align=\"center\"";
 const LETTER: &str = "color:#666;font-size:13px";
 const LAST: &str = "background-color:#ffe08a;font-weight:bold";
-
-/// What a ruleset calls the pit at the end of a row.
-fn store_word(ruleset: Ruleset) -> &'static str {
-    match ruleset {
-        Ruleset::Waurie => "endpit",
-        Ruleset::Mankala => "home",
-        _ => "store",
-    }
-}
 
 /// `text` with `&`, `<`, `>` and `"` escaped.
 pub fn escape(text: &str) -> String {
@@ -105,7 +96,7 @@ pub fn board(sheet: &Sheet) -> String {
             "<td rowspan=\"2\" data-store=\"{}\" title=\"{}'s {}\" {CELL_SIZE} bgcolor=\"#eee\" style=\"{CELL};background-color:#eee\">{}</td>",
             side.as_str(),
             name(side),
-            store_word(rules.ruleset),
+            rules.ruleset.spec().store_word,
             position.store(side)
         );
     };
@@ -129,7 +120,7 @@ pub fn board(sheet: &Sheet) -> String {
     out.push_str("</table>\n");
     let mut notes = Vec::new();
     if rules.stores {
-        let word = store_word(rules.ruleset);
+        let word = rules.ruleset.spec().store_word;
         notes.push(format!(
             "{}'s {word} is on the left ({}), {}'s on the right ({}).",
             name(Side::North),
@@ -186,6 +177,7 @@ fn log(sheet: &Sheet) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Ruleset;
     use crate::sheet::{parse_sowings, Players};
 
     #[test]

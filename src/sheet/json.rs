@@ -9,6 +9,9 @@ use crate::engine::{Game, Side};
 pub struct PositionJson {
     pub ruleset: &'static str,
     pub stones: u8,
+    /// The variant played, when not the ruleset's default rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<&'static str>,
     /// Sowings played.
     pub ply: usize,
     /// `null` once the game is over.
@@ -36,6 +39,7 @@ impl PositionJson {
         PositionJson {
             ruleset: game.rules().ruleset.as_str(),
             stones: game.rules().stones,
+            variant: game.rules().variant_name(),
             ply: game.ply(),
             to_move: game.to_move().map(Side::as_str),
             south: position.pits(Side::South).to_vec(),

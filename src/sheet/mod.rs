@@ -19,8 +19,11 @@ mod parse;
 mod render;
 
 pub use json::PositionJson;
-pub use parse::{Place, RawSheet, SheetError, NOT_THE_GAME, NOT_THE_GAME_KINDS};
-pub use render::describe_position;
+pub use parse::{
+    parse_pair, parse_rows, Place, RawSheet, SetUpLine, SetUpTextError, SheetError, NOT_THE_GAME,
+    NOT_THE_GAME_KINDS,
+};
+pub use render::{describe_position, setup_text};
 
 use crate::engine::{Game, Pit, PlayError, Rules, Side};
 
@@ -96,6 +99,15 @@ impl Sheet {
     pub fn with_first(rules: Rules, players: Players, first: Side) -> Sheet {
         Sheet {
             game: Game::new(rules, first),
+            players,
+            id: None,
+        }
+    }
+
+    /// A game that starts from `start`, a position set up by hand (or any).
+    pub fn from_position(start: crate::engine::Position, players: Players) -> Sheet {
+        Sheet {
+            game: Game::from_position(start),
             players,
             id: None,
         }

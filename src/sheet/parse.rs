@@ -7,7 +7,9 @@
 use std::fmt;
 
 use super::{Player, Players, Sheet};
-use crate::engine::{EndReason, Game, Pit, PlayError, Rules, RulesError, Ruleset, Side};
+use crate::engine::{
+    EndReason, Game, Pit, PlayError, Position, Rules, RulesError, Ruleset, SetUpError, Side,
+};
 
 /// A sheet as written, before its log is replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,8 +18,13 @@ pub struct RawSheet {
     pub ruleset: Option<Ruleset>,
     pub stones: Option<u8>,
     pub first: Option<Side>,
+    /// The variant played, from the `Game:` line, as written.
+    pub variant: Option<String>,
     /// The game's id in the referee's store, from the `Game:` line.
     pub id: Option<String>,
+    /// The position the game started from, when set up by hand (the
+    /// `Set up:` line under the `Game:` line).
+    pub setup: Option<SetUpLine>,
     /// Pits in each row, as drawn.
     pub pits: u8,
     /// The grid has store columns at its ends.
@@ -52,6 +59,10 @@ pub enum SheetError {
     UnnamedGame { pits: u8, example: &'static str },
     #[error("the 'Game:' line cannot be read: {0}")]
     GameLine(String),
+    #[error("the 'Set up:' line cannot be read: {0}")]
+    SetUpLine(#[from] SetUpTextError),
+    #[error("the position set up cannot start a game: {0}")]
+    SetUp(#[from] SetUpError),
     #[error(transparent)]
     Rules(#[from] RulesError),
     #[error("the sheet says {ruleset}, which has {expected} pits a row{stores}, but the board draws {pits}")]
@@ -192,12 +203,18 @@ fn middle_stores(line: &str) -> Result<[u8; 2], SheetError> {
     Ok([south, north])
 }
 
-/// `Game: waurie, 4 stones, south first`: the game, and optionally the stones
-/// and who moved first, in any order after the game.
 /// What a `Game:` line says: the game, and perhaps the stones, the first
-/// mover and the id.
-type GameLine = (Ruleset, Option<u8>, Option<Side>, Option<String>);
+/// mover, the variant and the id.
+struct GameLine {
+    ruleset: Ruleset,
+    stones: Option<u8>,
+    first: Option<Side>,
+    variant: Option<String>,
+    id: Option<String>,
+}
 
+/// `Game: waurie, 4 stones, south first, variant both-stores, id k7q2mx`:
+/// the game, and optionally the rest, in any order after the game.
 fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     let (key, rest) = line.split_once(':')?;
     if !key.trim().eq_ignore_ascii_case("game") {
@@ -205,26 +222,120 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     }
     let mut parts = rest.split(',').map(str::trim);
     let parsed = (|| {
-        let ruleset: Ruleset = parts.next().unwrap_or("").parse()?;
-        let (mut stones, mut first, mut id) = (None, None, None);
+        let mut game = GameLine {
+            ruleset: parts.next().unwrap_or("").parse()?,
+            stones: None,
+            first: None,
+            variant: None,
+            id: None,
+        };
         for part in parts {
             let words: Vec<&str> = part.split_whitespace().collect();
             match words.as_slice() {
                 [n, unit] if unit.starts_with("stone") => {
-                    stones = Some(n.parse().map_err(|_| {
+                    game.stones = Some(n.parse().map_err(|_| {
                         SheetError::GameLine(format!("'{n}' is not a number of stones"))
                     })?);
                 }
-                ["id", value] => id = Some(value.to_string()),
+                ["id", value] => game.id = Some(value.to_string()),
+                ["variant", name] => game.variant = Some(name.to_string()),
                 [side, "first"] | [side, "moves", "first"] => {
-                    first = Some(side.parse().map_err(|_| {
+                    game.first = Some(side.parse().map_err(|_| {
                         SheetError::GameLine(format!("'{side}' is not south or north"))
                     })?);
                 }
                 _ => return Err(SheetError::GameLine(format!("'{part}' is not understood"))),
             }
         }
-        Ok((ruleset, stones, first, id))
+        Ok(game)
+    })();
+    Some(parsed)
+}
+
+/// A position as the `Set up:` line and `--position` write it: each row's
+/// pits from its owner's `a`, and the stores (or Wari's captured totals)
+/// when given, South's first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetUpLine {
+    pub south: Vec<u8>,
+    pub north: Vec<u8>,
+    pub stores: Option<[u8; 2]>,
+}
+
+/// Text that is not a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetUpTextError {
+    #[error("'{0}' is not two rows: write SOUTH / NORTH, each row's pits from its owner's a, as in '1 0 0 0 1 1 / 0 0 1 0 0 0'")]
+    Rows(String),
+    #[error("'{0}' is not a number of stones")]
+    Count(String),
+    #[error("'{0}' is not two counts: write SOUTH,NORTH, as in '22,22'")]
+    Pair(String),
+}
+
+fn stone_count(text: &str) -> Result<u8, SetUpTextError> {
+    text.parse()
+        .map_err(|_| SetUpTextError::Count(text.to_string()))
+}
+
+/// `1 0 0 0 1 1 / 0 0 1 0 0 0` (blanks or commas between the counts): the
+/// South row, then the North row.
+pub fn parse_rows(text: &str) -> Result<(Vec<u8>, Vec<u8>), SetUpTextError> {
+    let Some((south, north)) = text.split_once('/') else {
+        return Err(SetUpTextError::Rows(text.trim().to_string()));
+    };
+    let row = |text: &str| -> Result<Vec<u8>, SetUpTextError> {
+        text.split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+            .map(stone_count)
+            .collect()
+    };
+    if north.contains('/') {
+        return Err(SetUpTextError::Rows(text.trim().to_string()));
+    }
+    Ok((row(south)?, row(north)?))
+}
+
+/// `22,22` or `22 22`: South's count, then North's.
+pub fn parse_pair(text: &str) -> Result<[u8; 2], SetUpTextError> {
+    let counts: Vec<&str> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .collect();
+    match counts.as_slice() {
+        [south, north] => Ok([stone_count(south)?, stone_count(north)?]),
+        _ => Err(SetUpTextError::Pair(text.trim().to_string())),
+    }
+}
+
+/// `Set up: 1 0 0 0 1 1 / 0 0 1 0 0 0, stores 22,22`.
+fn setup_line(line: &str) -> Option<Result<SetUpLine, SetUpTextError>> {
+    let (key, rest) = line.split_once(':')?;
+    let key: String = key
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    if key != "setup" {
+        return None;
+    }
+    // The stores follow their word; the rows are all before it.
+    let lower = rest.to_ascii_lowercase();
+    let (rows, stores) = match ["stores", "captured"]
+        .iter()
+        .find_map(|word| lower.find(word).map(|at| (at, at + word.len())))
+    {
+        Some((at, counts)) => (&rest[..at], Some(&rest[counts..])),
+        None => (rest, None),
+    };
+    let parsed = (|| {
+        let (south, north) = parse_rows(rows.trim().trim_end_matches(',').trim())?;
+        let stores = stores.map(parse_pair).transpose()?;
+        Ok(SetUpLine {
+            south,
+            north,
+            stores,
+        })
     })();
     Some(parsed)
 }
@@ -363,11 +474,15 @@ impl RawSheet {
             None
         };
 
-        // The Game: line sits just above the grid, perhaps after a blank.
+        // The Game: line sits just above the grid, perhaps after a blank,
+        // and a set-up position's line under it.
         let mut title = None;
+        let mut setup = None;
         let mut sheet_start = g;
-        for i in (g.saturating_sub(4)..g).rev() {
-            if let Some(parsed) = game_line(lines[i]) {
+        for i in (g.saturating_sub(6)..g).rev() {
+            if let Some(parsed) = setup_line(lines[i]) {
+                setup = Some(parsed?);
+            } else if let Some(parsed) = game_line(lines[i]) {
                 title = Some(parsed?);
                 sheet_start = i;
                 break;
@@ -416,9 +531,9 @@ impl RawSheet {
                 conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
             }
         }
-        let (ruleset, stones, first, id) = match title {
-            Some((r, s, f, i)) => (Some(r), s, f, i),
-            None => (None, None, None, None),
+        let (ruleset, stones, first, variant, id) = match title {
+            Some(t) => (Some(t.ruleset), t.stones, t.first, t.variant, t.id),
+            None => (None, None, None, None, None),
         };
         let first = first.or_else(|| first_from_heading(heading, &players));
         let pit_rows = |counts: Vec<u8>, reversed: bool| {
@@ -432,7 +547,9 @@ impl RawSheet {
             ruleset,
             stones,
             first,
+            variant,
             id,
+            setup,
             pits,
             stores_drawn: grid.stores,
             north: pit_rows(top, true),
@@ -463,10 +580,7 @@ impl RawSheet {
                 })
             }
         };
-        let rules = match self.stones {
-            Some(stones) => ruleset.with_stones(stones)?,
-            None => ruleset.rules(),
-        };
+        let rules = ruleset.configure(self.stones, self.variant.as_deref())?;
         if rules.pits != self.pits || rules.stores != self.stores_drawn {
             return Err(SheetError::Layout {
                 ruleset,
@@ -494,7 +608,13 @@ impl RawSheet {
     pub fn replay(&self, sowings: usize) -> Result<Sheet, SheetError> {
         let rules = self.rules()?;
         let first = self.first.unwrap_or(rules.default_first());
-        let mut game = Game::new(rules, first);
+        let start = match &self.setup {
+            Some(setup) => {
+                Position::set_up(rules, &setup.south, &setup.north, setup.stores, first)?
+            }
+            None => Position::start(rules, first),
+        };
+        let mut game = Game::from_position(start);
         let mut left = sowings;
         for (t, turn) in self.turns.iter().enumerate() {
             if left == 0 {

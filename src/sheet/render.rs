@@ -168,8 +168,9 @@ pub(super) fn write_result(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
         EndReason::Resignation | EndReason::Forfeit => {
             writeln!(out, "Result: {name} ({winner}) wins\n        ({why}).")
         }
-        // Waurie's winner is whoever cannot move; the stores are shown, not a score.
-        EndReason::CannotMove => writeln!(
+        // Waurie's winner is whoever cannot move (or first empties their
+        // row); the stores are shown, not a score.
+        EndReason::CannotMove | EndReason::FirstEmpty => writeln!(
             out,
             "Result: {name} ({winner}) wins, stores {won} to {lost}\n        ({why})."
         ),
@@ -191,9 +192,15 @@ impl fmt::Display for Sheet {
             rules.stones,
             game.first().as_str()
         )?;
+        if let Some(variant) = rules.variant_name() {
+            write!(out, ", variant {variant}")?;
+        }
         match &self.id {
             Some(id) => writeln!(out, ", id {id}")?,
             None => writeln!(out)?,
+        }
+        if !game.start().is_start() {
+            writeln!(out, "Set up: {}", setup_text(game.start()))?;
         }
         writeln!(out)?;
         let position = game.position();
@@ -223,12 +230,38 @@ impl fmt::Display for Sheet {
     }
 }
 
+/// A position as `--position` and `--stores` take it, as the sheet's
+/// `Set up:` line writes it: `1 0 0 0 1 1 / 0 0 1 0 0 0, stores 22,22`.
+pub fn setup_text(position: &Position) -> String {
+    let row = |side: Side| {
+        position
+            .pits(side)
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let word = if position.rules().stores {
+        "stores"
+    } else {
+        "captured"
+    };
+    format!(
+        "{} / {}, {word} {},{}",
+        row(Side::South),
+        row(Side::North),
+        position.store(Side::South),
+        position.store(Side::North)
+    )
+}
+
 /// A position on its own, for `replay`: what the last sowing was, whose
 /// move it is, and the grid.
 pub fn describe_position(game: &Game) -> String {
     let mut out = String::new();
     let _ = match game.sowings().last() {
-        None => write!(out, "Start of {}", game.rules().ruleset.title()),
+        None if game.start().is_start() => write!(out, "Start of {}", game.rules().ruleset.title()),
+        None => write!(out, "Set-up position of {}", game.rules().ruleset.title()),
         Some(last) => write!(
             out,
             "Sowing {}: {} sowed {}",

@@ -244,3 +244,110 @@ fn moves_are_read_as_players_write_them() {
     assert_eq!(pits("c f, 3"), "cfc");
     assert!(parse_sowings("c-x").is_err());
 }
+
+#[test]
+fn every_variant_is_written_on_the_game_line_and_read_back() {
+    let mut seen = 0;
+    for ruleset in Ruleset::ALL {
+        for variant in ruleset.spec().variants {
+            let rules = ruleset.rules().with_variant(variant.name).unwrap();
+            let mut sheet = Sheet::new(rules, Players::named("Ann", "Bo"));
+            sheet.play(&parse_sowings("a").unwrap()).unwrap();
+            let text = sheet.to_string();
+            let line = format!(
+                "Game: {ruleset}, {} stones, south first, variant {}\n",
+                rules.stones, variant.name
+            );
+            assert!(text.starts_with(&line), "{text}");
+            let again = Sheet::parse(&text).unwrap();
+            assert_eq!(again.game.rules(), &rules);
+            assert_eq!(again.to_string(), text);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2);
+    let text = sheet_after(Ruleset::Waurie, "a").to_string();
+    let wrong = text.replacen("south first", "south first, variant sideways", 1);
+    assert_eq!(
+        Sheet::parse(&wrong).unwrap_err().to_string(),
+        "waurie has no variant 'sideways'; its variants are first-empty-wins and both-stores"
+    );
+}
+
+#[test]
+fn a_set_up_position_is_written_on_its_own_line_and_the_log_counts_from_it() {
+    let start = crate::engine::Position::set_up(
+        Ruleset::Waurie.rules(),
+        &[1, 0, 0, 0, 1, 1],
+        &[0, 0, 1, 0, 0, 0],
+        None,
+        Side::South,
+    )
+    .unwrap();
+    let mut sheet = Sheet::from_position(start, Players::named("Ann", "Bo"));
+    sheet.play(&parse_sowings("e c a").unwrap()).unwrap();
+    let text = sheet.to_string();
+    assert!(
+        text.starts_with(
+            "Game: waurie, 4 stones, south first\nSet up: 1 0 0 0 1 1 / 0 0 1 0 0 0, stores 22,22\n\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n1.    e    c\n2.    a    ?\n"), "{text}");
+    let again = Sheet::parse(&text).unwrap();
+    assert_eq!(again.game.start(), &start);
+    assert_eq!(again.game.ply(), 3);
+    assert_eq!(again.to_string(), text);
+    // Quoted and re-spaced, as mail does it.
+    let quoted: String = text.lines().map(|l| format!("> {l}\n")).collect();
+    assert_eq!(Sheet::parse(&quoted).unwrap().game.ply(), 3);
+    // Without its Set up: line the log is replayed from the usual start,
+    // and the board drawn does not match.
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.starts_with("Set up:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(Sheet::parse(&cut).is_err());
+    // A Wari set-up writes captured totals.
+    let wari = crate::engine::Position::set_up(
+        Ruleset::Wari.rules(),
+        &[0, 0, 0, 0, 0, 1],
+        &[0, 0, 1, 0, 0, 0],
+        Some([23, 23]),
+        Side::South,
+    )
+    .unwrap();
+    let text = Sheet::from_position(wari, Players::default()).to_string();
+    assert!(
+        text.contains("\nSet up: 0 0 0 0 0 1 / 0 0 1 0 0 0, captured 23,23\n"),
+        "{text}"
+    );
+    assert_eq!(Sheet::parse(&text).unwrap().to_string(), text);
+}
+
+#[test]
+fn a_set_up_line_that_cannot_be_or_is_impossible_is_refused_with_the_reason() {
+    let text = sheet_after(Ruleset::Waurie, "").to_string();
+    let with = |line: &str| {
+        let sheet = text.replacen("south first\n", &format!("south first\n{line}\n"), 1);
+        Sheet::parse(&sheet).unwrap_err().to_string()
+    };
+    assert_eq!(
+        with("Set up: 1 0 0 0 1 1, stores 22,22"),
+        "the 'Set up:' line cannot be read: '1 0 0 0 1 1' is not two rows: write SOUTH / NORTH, \
+         each row's pits from its owner's a, as in '1 0 0 0 1 1 / 0 0 1 0 0 0'"
+    );
+    assert_eq!(
+        with("Set up: 1 0 0 0 1 x / 0 0 1 0 0 0"),
+        "the 'Set up:' line cannot be read: 'x' is not a number of stones"
+    );
+    assert_eq!(
+        with("Set up: 1 0 0 0 1 1 / 0 0 1 0 0 0, homes 22,22"),
+        "the 'Set up:' line cannot be read: 'homes' is not a number of stones"
+    );
+    assert_eq!(
+        with("Set up: 30 30 0 0 0 0 / 0 0 1 0 0 0"),
+        "the position set up cannot start a game: the pits hold 61 stones, more than the 48 of the game"
+    );
+}

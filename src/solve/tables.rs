@@ -267,7 +267,7 @@ impl Scoring {
     pub fn of(rules: &Rules) -> Option<Scoring> {
         match rules.empty_row {
             _ if rules.repetition_ends => None,
-            EmptyRow::CannotMoveWins => Some(Scoring::WinLoss),
+            EmptyRow::CannotMoveWins | EmptyRow::EmptiedRowWins => Some(Scoring::WinLoss),
             EmptyRow::EndsGame => Some(Scoring::Margin),
             EmptyRow::MustFeed => None,
         }

@@ -28,7 +28,8 @@ use serde::Serialize;
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, Standing, Turn, FORMAT,
+    MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing,
+    Turn, FORMAT,
 };
 
 /// What can go wrong with the store, and whether waiting helps.

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Game, Pit, PlayError, RulesError, Ruleset, Side};
+use crate::engine::{Game, Pit, PlayError, Position, RulesError, Ruleset, SetUpError, Side};
 
 /// The version of the file format this build writes and reads.
 pub const FORMAT: u32 = 2;
@@ -275,7 +275,14 @@ pub struct GameRecord {
     pub id: GameId,
     pub ruleset: Ruleset,
     pub stones: u8,
+    /// The ruleset's variant, by name; none for its default rules (and in
+    /// files written before variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub first: Side,
+    /// The position the game started from, when set up by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetUpRecord>,
     pub south: PlayerRecord,
     pub north: PlayerRecord,
     /// The side the referee itself plays, in a game against the computer.
@@ -307,11 +314,35 @@ pub struct GameRecord {
     pub ledger: Ledger,
 }
 
+/// A position set up by hand: each row from its owner's `a`, and the
+/// stores (Wari's captured totals), South's first. The side to move is the
+/// record's `first`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetUpRecord {
+    pub south: Vec<u8>,
+    pub north: Vec<u8>,
+    pub stores: [u8; 2],
+}
+
+impl SetUpRecord {
+    /// The set-up of a game that did not start from the usual start.
+    pub fn of(game: &Game) -> Option<SetUpRecord> {
+        let start = game.start();
+        (!start.is_start()).then(|| SetUpRecord {
+            south: start.pits(Side::South).to_vec(),
+            north: start.pits(Side::North).to_vec(),
+            stores: [start.store(Side::South), start.store(Side::North)],
+        })
+    }
+}
+
 /// A record whose turns the rules refuse: the file was edited or damaged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
     #[error("{0}")]
     Rules(#[from] RulesError),
+    #[error("the set-up position: {0}")]
+    SetUp(#[from] SetUpError),
     #[error("turn {turn}: {error}")]
     Turn { turn: usize, error: PlayError },
     #[error("turn {turn} is {side}'s, but it was not their move")]
@@ -331,8 +362,19 @@ impl GameRecord {
     /// # Errors
     /// When the turns are not a legal game of the record's rules.
     pub fn game(&self) -> Result<Game, ReplayError> {
-        let rules = self.ruleset.with_stones(self.stones)?;
-        let mut game = Game::new(rules, self.first);
+        let rules = self
+            .ruleset
+            .configure(Some(self.stones), self.variant.as_deref())?;
+        let mut game = match &self.setup {
+            Some(s) => Game::from_position(Position::set_up(
+                rules,
+                &s.south,
+                &s.north,
+                Some(s.stores),
+                self.first,
+            )?),
+            None => Game::new(rules, self.first),
+        };
         for (i, turn) in self.turns.iter().enumerate() {
             for &pit in &turn.sowings {
                 if game.to_move() != Some(turn.side) {

@@ -60,6 +60,7 @@ RULESETS = {  # ruleset: (pits a row, stores)
     "wari": (6, False),
     "waurie": (6, True),
     "mankala": (6, True),
+    "kalah": (6, True),
 }
 PLIES = 6
 CENTRE = 3.0  # px: a count's centre and its letter's, at most this far apart

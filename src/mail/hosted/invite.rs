@@ -42,15 +42,15 @@ impl HostedReferee {
         let Some(Command::New {
             ruleset,
             stones,
+            variant,
             opponent,
             side,
         }) = letter.new_game().cloned()
         else {
             return Ok(Report::ignored("no new game asked for"));
         };
-        let made = stones
-            .map(|n| ruleset.with_stones(n))
-            .unwrap_or(Ok(ruleset.rules()))
+        let made = ruleset
+            .configure(stones, variant.as_deref())
             .map_err(Refusal::Stones)
             .and_then(|rules| {
                 let me = Player {
@@ -314,7 +314,9 @@ fn new_record(
         id: id.clone(),
         ruleset: rules.ruleset,
         stones: rules.stones,
+        variant: rules.variant_name().map(str::to_string),
         first: sheet.game.first(),
+        setup: store::SetUpRecord::of(&sheet.game),
         south: player(Side::South),
         north: player(Side::North),
         computer,

@@ -608,15 +608,20 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
 
 /// The commands, and the rules of `ruleset` in short (or a line about
 /// each game): a mail that fits a window. `help rules RULESET` has the rest.
+/// The games and their variants are listed from the rulesets' table.
 pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
-    let games: Vec<&str> = crate::engine::Ruleset::ALL
+    let games: Vec<String> = crate::engine::Ruleset::ALL
         .iter()
-        .map(|r| r.as_str())
+        .map(|r| match r.spec().variants {
+            [] => r.as_str().to_string(),
+            _ => format!("{r} (variants {})", r.variant_names()),
+        })
         .collect();
-    let games = format!("The games: {}.", games.join(", "));
+    let games =
+        crate::mail::text::wrap(&format!("The games: {}.", games.join(", ")), 74).join("\n");
     match ruleset {
         Some(r) => format!(
-            "{HELP}\n{games}\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
+            "{HELP}\n{games}\n\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
             r.title(),
             crate::guide::summary(r),
             r.as_str()
@@ -625,12 +630,27 @@ pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
     }
 }
 
+/// The help for one game's mail: as [`help_text`], and the variant the
+/// game is played as, if any.
+pub fn game_help_text(rules: &crate::engine::Rules) -> String {
+    let mut text = help_text(Some(rules.ruleset));
+    if let Some(variant) = rules.variant() {
+        let line = format!(
+            "This game is played as the variant {}: {}.",
+            variant.name, variant.summary
+        );
+        text.push_str(&crate::mail::text::wrap(&line, 74).join("\n"));
+        text.push('\n');
+    }
+    text
+}
+
 const HELP: &str = "\
 The mancala referee keeps your games and mails both players the board
 after every move. Write one command a line, in your own text:
 
-  new GAME [stones N] with ADDRESS [as south|north]   invite someone
-      (with computer: play the referee); the games are listed below
+  new GAME [stones N] [variant V] with ADDRESS [as south|north]
+                        invite someone (with computer: play the referee)
   accept / decline      answer an invitation, a draw offer or a takeback
   move c                sow your pit c; a bonus sowing is written c-f
   if e then d           with your move: if the reply is e, play d at once

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{help_text, sheet_of, summary, HostedReferee, Scene};
+use super::{sheet_of, summary, HostedReferee, Scene};
 use crate::engine::{Game, Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::result_words;
@@ -32,7 +32,7 @@ impl Scene<'_> {
         match question {
             Command::Help => (
                 "help, as you asked.".into(),
-                help_text(Some(self.sheet.game.rules().ruleset)),
+                super::game_help_text(self.sheet.game.rules()),
             ),
             Command::HelpRules(ruleset) => (
                 format!("the rules of {}, as you asked.", ruleset.title()),
