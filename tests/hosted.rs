@@ -1021,7 +1021,7 @@ fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
     let path = world.dir.join(format!("{id}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("\"format\":2", "\"format\":3");
+        .replace("\"format\":3", "\"format\":4");
     std::fs::write(&path, &text).unwrap();
     let out = mail_cli(
         &world.dir,
@@ -1078,8 +1078,8 @@ fn a_game_of_format_1_goes_on_and_its_unsent_replies_go_out() {
     assert!(record.ledger.outbox.is_empty());
     let text = std::fs::read_to_string(world.dir.join("mx2frb.json")).unwrap();
     assert!(
-        text.starts_with(r#"{"format":2,"#),
-        "rewritten as format 2: {text}"
+        text.starts_with(r#"{"format":3,"#),
+        "rewritten as format 3: {text}"
     );
     // And the game goes on, by the old keys.
     let sheet = Sheet::parse(&alice.body).unwrap();

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! key                the secret (back it up: every key in every game derives from it)
-//! <id>.json          a game (see [`GameRecord`]), `format` 2
+//! <id>.json          a game (see [`GameRecord`]), `format` 3 (2 is read too)
 //! senders/<h>.json   answers given to a keyless address <h> (a digest of it)
 //! locks/             lock files, one per game or address
 //! ```
@@ -160,7 +160,12 @@ impl Store {
             Some((text, 1)) => upgrade::from_format_1(&text)
                 .map(Some)
                 .map_err(|error| StoreError::Corrupt { path, error }),
-            Some((text, _)) => decode(&path, &text).map(Some),
+            // Format 2 is format 3 without its new fields: read as it is,
+            // written back as 3.
+            Some((text, _)) => decode::<GameRecord>(&path, &text).map(|mut record| {
+                record.format = FORMAT;
+                Some(record)
+            }),
         }
     }
 
@@ -279,7 +284,8 @@ struct Version {
 fn read_record<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
     match read_versioned(path)? {
         None => Ok(None),
-        Some((_, format)) if format != FORMAT => Err(StoreError::Corrupt {
+        // Senders' files are the same in formats 2 and 3.
+        Some((_, format)) if format < 2 => Err(StoreError::Corrupt {
             path: path.to_path_buf(),
             error: format!("format {format} is not one this referee reads"),
         }),

@@ -7,7 +7,10 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Game, Pit, PlayError, Position, RulesError, Ruleset, SetUpError, Side};
 
 /// The version of the file format this build writes and reads.
-pub const FORMAT: u32 = 2;
+/// 3 added a game's variant, set-up position, open offer and conditional
+/// moves: a referee of format 2 would replay such a game by the wrong rules,
+/// so it must refuse the file, and does, as newer than its own.
+pub const FORMAT: u32 = 3;
 
 /// A game's short id: six letters of an alphabet without 0/o and 1/l.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -70,6 +70,21 @@ fn records_round_trip_typed_through_the_file() {
 }
 
 #[test]
+fn a_game_of_format_2_is_read_and_saved_as_format_3() {
+    let store = temp_store("format-2");
+    let record = sample("abcdef");
+    store.save_game(&record).unwrap();
+    let path = store.dir().join("abcdef.json");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"format\":3"), "{text}");
+    fs::write(&path, text.replace("\"format\":3", "\"format\":2")).unwrap();
+    let loaded = store.load_game(&record.id).unwrap().unwrap();
+    assert_eq!(loaded, record, "the same game, its format now 3");
+    store.save_game(&loaded).unwrap();
+    assert!(fs::read_to_string(&path).unwrap().contains("\"format\":3"));
+}
+
+#[test]
 fn a_record_of_a_newer_format_is_refused_and_left_untouched() {
     let store = temp_store("future");
     let mut record = sample("abcdef");
