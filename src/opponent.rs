@@ -46,6 +46,12 @@ pub enum Opponent {
         budget: Duration,
         name: &'static str,
     },
+    /// Exact play where the solver (with the tables, if given) reaches
+    /// within `nodes` positions; `strong`'s search elsewhere.
+    Perfect {
+        nodes: u64,
+        tables: Option<&'static crate::solve::Tables>,
+    },
 }
 
 /// Why a strategy chose its move, in a few words.
@@ -55,6 +61,8 @@ pub enum Reason {
     Capture(u8),
     Fallback(Simple),
     Searched,
+    /// The solver's exact choice, worth this much.
+    Perfect(i32),
     OnlyMove,
 }
 
@@ -77,6 +85,7 @@ impl fmt::Display for Reason {
             Reason::Capture(n) => write!(f, "captures {n}"),
             Reason::Fallback(s) => write!(f, "no free turn or capture, so the {}", s.describe()),
             Reason::Searched => f.write_str("the best it found"),
+            Reason::Perfect(value) => write!(f, "perfect play, worth {value:+}"),
             Reason::OnlyMove => f.write_str("the only move"),
         }
     }
@@ -148,6 +157,9 @@ impl FromStr for Opponent {
         if s == "greedy" {
             return Ok(Opponent::Greedy(Simple::Last));
         }
+        if s == "perfect" {
+            return Ok(Opponent::perfect(None));
+        }
         if let Some(fallback) = s.strip_prefix("greedy-").and_then(simple) {
             return Ok(Opponent::Greedy(fallback));
         }
@@ -172,7 +184,7 @@ impl FromStr for Opponent {
         }
         Err(format!(
             "unknown opponent '{s}': try greedy, greedy-first, random, first, last, first-largest, \
-             last-largest, first-smallest, last-smallest, strong, quick, blitz or search-50ms"
+             last-largest, first-smallest, last-smallest, perfect, strong, quick, blitz or search-50ms"
         ))
     }
 }
@@ -187,6 +199,7 @@ impl fmt::Display for Opponent {
                 write!(f, "search-{}ms", budget.as_millis())
             }
             Opponent::Search { name, .. } => f.write_str(name),
+            Opponent::Perfect { .. } => f.write_str("perfect"),
         }
     }
 }
@@ -199,6 +212,15 @@ impl Opponent {
         match ruleset.spec().opponent {
             DefaultOpponent::Greedy => Opponent::Greedy(Simple::Last),
             DefaultOpponent::Strong => Opponent::strong(),
+        }
+    }
+
+    /// Exact where the solver reaches within about half a second, with
+    /// `tables` if given; `strong` elsewhere.
+    pub fn perfect(tables: Option<&'static crate::solve::Tables>) -> Opponent {
+        Opponent::Perfect {
+            nodes: 500_000,
+            tables,
         }
     }
 
@@ -237,6 +259,23 @@ impl Opponent {
                 .map(|p| simple(p, Reason::Fallback(strategy))),
             Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
             Opponent::Search { budget, .. } => search(position, budget),
+            Opponent::Perfect { nodes, tables } => {
+                let solution = crate::solve::Solver::new(tables, nodes).solve(position);
+                let best = solution
+                    .moves
+                    .iter()
+                    .max_by_key(|m| (m.1, std::cmp::Reverse(m.0)));
+                match best.filter(|_| solution.exact) {
+                    Some(&(pit, value)) => Some(Choice {
+                        pit,
+                        reason: Reason::Perfect(value),
+                        eval: Some(value),
+                        depth: 0,
+                        nodes: solution.nodes,
+                    }),
+                    None => search(position, Duration::from_millis(100)),
+                }
+            }
         }
     }
 }

@@ -206,12 +206,26 @@ fn gerings_endgame_replayed_and_the_refuted_lines_lose() {
 fn hint_and_play_work_from_the_set_up() {
     let dir = temp_dir("gering-hint");
     let file = gering_sheet(&dir);
-    // The search solves the problem at once: a forced win for South.
+    // The solver solves the problem at once: a forced win for South (+1).
     let out = mancala(&["hint", file.to_str().unwrap(), "--json"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(value["side"], "south");
-    assert!(value["eval"].as_i64().unwrap() > 9000, "{value}");
+    assert_eq!(value["opponent"], "perfect", "{value}");
+    assert_eq!(value["eval"], 1, "{value}");
+    // The strong search finds it too, as a won score.
+    let out = mancala(
+        &[
+            "hint",
+            file.to_str().unwrap(),
+            "--json",
+            "--opponent",
+            "strong",
+        ],
+        "",
+    );
+    let strong: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(strong["eval"].as_i64().unwrap() > 9000, "{strong}");
     assert!(
         ["a", "e"].contains(&value["move"].as_str().unwrap()),
         "{value}"

@@ -159,7 +159,7 @@ pub enum Command {
         #[arg(long)]
         save: Option<PathBuf>,
     },
-    /// Print the move an opponent (the strong one by default) would play
+    /// Print the move an opponent (perfect play by default, strong where out of reach) would play
     Hint {
         /// The sheet, or - for standard input
         file: PathBuf,

@@ -125,7 +125,14 @@ pub fn run(args: Args) -> CliResult {
             b,
             games,
             seed,
-        } => super::play::tournament(rules_of(&rules)?, a, b, games, seed),
+        } => {
+            let rules = rules_of(&rules)?;
+            let (a, b) = (
+                super::solve::with_tables(a, &rules),
+                super::solve::with_tables(b, &rules),
+            );
+            super::play::tournament(rules, a, b, games, seed)
+        }
         Command::Rules {
             ruleset: Some(ruleset),
             variant: Some(variant),

@@ -19,7 +19,11 @@ computer's reply), help, quit.
 
 /// The move an opponent suggests for the side to move, in words or JSON.
 pub fn hint(sheet: &Sheet, opponent: Option<Opponent>, json: bool) -> CliResult {
-    let opponent = opponent.unwrap_or_else(Opponent::strong);
+    // Perfect play (with the tables, where built) unless told otherwise.
+    let opponent = super::solve::with_tables(
+        opponent.unwrap_or(Opponent::perfect(None)),
+        sheet.game.rules(),
+    );
     let Some(choice) = opponent.choose(&sheet.game, &mut SplitMix64::new(seed())) else {
         return Err(Failure::data(
             "the game is over: there is no move to suggest",

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use mancala::engine::{Rules, Ruleset};
+use mancala::opponent::Opponent;
 use mancala::sheet::Sheet;
 use mancala::solve::{analyze, Solution, Solver, Tables};
 
@@ -19,6 +20,31 @@ fn load(dir: &Path, rules: &Rules) -> Result<Option<Tables>, Failure> {
             .map_err(|e| Failure::data(format!("{}: {e}", path.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Failure::io(path.display(), &e)),
+    }
+}
+
+/// The tables of `rules` in `MANCALA_TABLES` (else `boards/tables`), kept
+/// for the process's life, if there are any to read.
+pub fn default_tables(rules: &Rules) -> Option<&'static Tables> {
+    let dir: std::path::PathBuf =
+        std::env::var_os("MANCALA_TABLES").map_or_else(|| "boards/tables".into(), Into::into);
+    match load(&dir, rules) {
+        Ok(tables) => tables.map(|t| &*Box::leak(Box::new(t))),
+        Err(failure) => {
+            eprintln!("mancala: tables not used: {}", failure.message);
+            None
+        }
+    }
+}
+
+/// `opponent`, given the default tables if it plays perfectly.
+pub fn with_tables(opponent: Opponent, rules: &Rules) -> Opponent {
+    match opponent {
+        Opponent::Perfect { nodes, .. } => Opponent::Perfect {
+            nodes,
+            tables: default_tables(rules),
+        },
+        other => other,
     }
 }
 

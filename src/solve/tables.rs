@@ -38,7 +38,7 @@ pub enum TableError {
 }
 
 /// The values of every position with up to `max` stones in pits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tables {
     /// The rules, with stones enough for any layer.
     rules: Rules,

@@ -1,0 +1,51 @@
+//! Perfect play's speed: building endgame tables (positions a second) and
+//! the exact solver (nodes a second) on a fixed set of positions. Run:
+//! `cargo bench --bench solve`.
+
+use std::time::Instant;
+
+use mancala::engine::{Position, Ruleset, Side, SplitMix64};
+use mancala::solve::{Solver, Tables};
+
+const TABLE_STONES: usize = 12;
+
+fn main() {
+    for ruleset in [Ruleset::Mankala, Ruleset::Waurie, Ruleset::Kalah] {
+        let rules = ruleset.rules();
+        let started = Instant::now();
+        let tables = Tables::build(&rules, TABLE_STONES, &mut |_, _| {}).expect("tables");
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "{ruleset}: tables to {TABLE_STONES} stones in pits, {} positions in {seconds:.2} s: {:.2} million a second",
+            tables.positions(),
+            tables.positions() as f64 / seconds / 1e6
+        );
+        // Positions a little beyond the tables, reached by random play from the start.
+        let mut rng = SplitMix64::new(11);
+        let (mut nodes, mut exact, mut solved) = (0u64, 0, 0);
+        let started = Instant::now();
+        while solved < 20 {
+            let mut position = Position::start(rules, Side::South);
+            let in_pits = |p: &Position| p.row_total(Side::South) + p.row_total(Side::North);
+            while !position.is_over() && usize::from(in_pits(&position)) > TABLE_STONES + 6 {
+                let legal = position.legal_moves();
+                let pit = legal.nth(rng.below(legal.len())).expect("a legal move");
+                position.play_unchecked(pit);
+            }
+            if position.is_over() {
+                continue;
+            }
+            let mut solver = Solver::new(Some(&tables), 5_000_000);
+            let solution = solver.solve(&position);
+            nodes += solver.nodes;
+            exact += usize::from(solution.exact);
+            solved += 1;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "{ruleset}: solver on 20 positions with {} stones in pits: {exact} exact, {nodes} nodes in {seconds:.2} s: {:.2} million nodes a second",
+            TABLE_STONES + 6,
+            nodes as f64 / seconds / 1e6
+        );
+    }
+}
