@@ -618,3 +618,26 @@ fn a_player_cannot_hide_the_board_behind_a_not_the_game_line() {
     let out = referee.reply(ALICE, &alice, &format!("move {p}"));
     assert_eq!(to(&out, BOB).sheet().game.ply(), 1);
 }
+
+#[test]
+fn a_finished_games_last_mail_offers_its_analysis() {
+    let referee = Referee::new("analysis");
+    let (alice, _) = referee.game_on("waurie");
+    let (alice, _) = play_turns(&referee, (alice.clone(), alice), 0);
+    let out = referee.reply(ALICE, &alice, &format!("move {}", alice.legal()[0]));
+    let out = referee.reply(BOB, &to(&out, BOB), "resign");
+    let last = to(&out, ALICE);
+    assert!(
+        says(&last.body, "reply with a line analysis"),
+        "{}",
+        last.body
+    );
+    let out = referee.reply(ALICE, &last, "analysis");
+    assert_eq!(out.len(), 1);
+    let body = &out[0].body;
+    assert!(
+        body.contains("the game turn by turn, as you asked."),
+        "{body}"
+    );
+    assert!(body.contains("  1. Alice"), "{body}");
+}

@@ -96,32 +96,7 @@ pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult
         let text = serde_json::to_string(&analysis).map_err(Failure::data)?;
         return print(&format!("{text}\n"));
     }
-    let mut out = String::new();
-    for turn in &analysis.turns {
-        let sowings: Vec<String> = turn.sowings.iter().map(|p| p.to_string()).collect();
-        let mut line = format!(
-            "{:>3}. {:<8} {:<8} {:+} -> {:+}",
-            turn.turn,
-            sheet.name(turn.side),
-            sowings.join("-"),
-            turn.before,
-            turn.after
-        );
-        if turn.lost > 0 {
-            line.push_str(&format!("  lost {}", turn.lost));
-            if let Some(best) = turn.best {
-                line.push_str(&format!(" (best: {best})"));
-            }
-        }
-        if turn.let_go {
-            line.push_str("  <- the won position let go");
-        }
-        if !turn.exact {
-            line.push_str("  (not exact)");
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
+    let out = analysis.text(|side| sheet.name(side).to_string());
     print(&out)
 }
 

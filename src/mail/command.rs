@@ -61,6 +61,8 @@ pub enum Command {
     Games,
     /// `history`: one's finished games.
     History,
+    /// `analysis`: the game turn by turn under perfect play.
+    Analysis,
     /// `ratings [RULESET]`
     Ratings(Option<Ruleset>),
 }
@@ -76,6 +78,7 @@ impl Command {
                 | Command::HelpRules(_)
                 | Command::Games
                 | Command::History
+                | Command::Analysis
                 | Command::Ratings(_)
         )
     }
@@ -118,6 +121,7 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["help", "rules", ruleset] => ruleset.parse().ok().map(Command::HelpRules),
         ["games"] => Some(Command::Games),
         ["history"] => Some(Command::History),
+        ["analysis"] | ["analyse"] | ["analyze"] => Some(Command::Analysis),
         ["ratings"] => Some(Command::Ratings(None)),
         ["ratings", ruleset] => ruleset.parse().ok().map(|r| Command::Ratings(Some(r))),
         ["new", ruleset, ..] => match ruleset.parse::<Ruleset>() {

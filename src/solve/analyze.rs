@@ -32,6 +32,40 @@ pub struct Analysis {
     pub turns: Vec<TurnAnalysis>,
 }
 
+impl Analysis {
+    /// One line a turn: who, what, the value before and after, and marks
+    /// for a turn that lost value or let a won position go.
+    pub fn text(&self, name: impl Fn(Side) -> String) -> String {
+        let mut out = String::new();
+        for turn in &self.turns {
+            let sowings: Vec<String> = turn.sowings.iter().map(|p| p.to_string()).collect();
+            let mut line = format!(
+                "{:>3}. {:<8} {:<8} {:+} -> {:+}",
+                turn.turn,
+                name(turn.side),
+                sowings.join("-"),
+                turn.before,
+                turn.after
+            );
+            if turn.lost > 0 {
+                line.push_str(&format!("  lost {}", turn.lost));
+                if let Some(best) = turn.best {
+                    line.push_str(&format!(" (best: {best})"));
+                }
+            }
+            if turn.let_go {
+                line.push_str("  <- the won position let go");
+            }
+            if !turn.exact {
+                line.push_str("  (not exact)");
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
 /// Analyses every turn of `game`, each position with a budget of `nodes`.
 pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
     let mut turns = Vec::new();

@@ -295,7 +295,8 @@ impl Scene<'_> {
         }
         // A finished game's mail says no more about keys and moves.
         let body = if self.sheet.game.is_over() {
-            body + &signature()
+            body + "\nThe game turn by turn, under perfect play: reply with a line  analysis\n"
+                + &signature()
         } else {
             body + &key_block(self.id.as_str(), &token) + &signature()
         };
@@ -661,6 +662,7 @@ after every move. Write one command a line, in your own text:
   preview c e-b d       the board after these turns; nothing is played
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first
+  analysis              the game turn by turn, under perfect play
   help / help rules GAME   this text; a game's full rules
   (words with no command go to your opponent)
 

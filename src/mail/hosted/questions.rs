@@ -61,6 +61,10 @@ impl Scene<'_> {
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
+            Command::Analysis => (
+                "the game turn by turn, as you asked.".into(),
+                analysis_text(&self.sheet),
+            ),
             Command::Board(Some(turns)) => self.board_after(record, *turns),
             Command::Preview(turns) => self.preview(side, turns),
             _ => (String::new(), String::new()),
@@ -137,6 +141,24 @@ impl Scene<'_> {
         text.push_str(&marked("a preview, nothing is played", &trial));
         (title, text)
     }
+}
+
+/// Positions the solver may visit for each turn of a mailed analysis:
+/// a long game's answer stays within seconds.
+const ANALYSIS_NODES: u64 = 50_000;
+
+/// The analysis of `sheet`'s game, with a line on how to read it.
+fn analysis_text(sheet: &Sheet) -> String {
+    let analysis = crate::solve::analyze(&sheet.game, None, ANALYSIS_NODES);
+    let unit = match crate::solve::Scoring::of(sheet.game.rules()) {
+        Some(crate::solve::Scoring::WinLoss) => "+1 a win, -1 a loss",
+        _ => "the final margin",
+    };
+    format!(
+        "Each turn: the value of the position for its mover before it and after it ({unit}, \
+         best play from there). A turn that lost value says what was best.\n\n{}",
+        analysis.text(|side| sheet.name(side).to_string())
+    )
 }
 
 /// The most turns a preview plays.
