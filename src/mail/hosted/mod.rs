@@ -703,6 +703,7 @@ mod tests {
                 "games",
                 "history",
                 "ratings",
+                "analysis",
                 "help",
                 "help rules",
             ] {
