@@ -322,7 +322,8 @@ def commands_in_one_game():
     alice = answered("Alice", alice, f"preview {pit} {reply}\n", to=("alice",))["alice"]
     body = body_of(alice)
     assert says(body, "nothing is played"), body
-    assert re.search(rf"^Not the game: a preview after {pit} {reply}\b", body, re.M), body
+    assert says(body, f"a preview of {pit} {reply}"), body
+    assert re.search(r"^Not the game: a preview, nothing is played\.", body, re.M), body
     assert show_json(body) == show_json(start), f"a reply still reads the start, no moves:\n{body}"
 
     # 2. A move and a conditional move: kept for Bob's turn, never shown to him; his reply
