@@ -240,7 +240,12 @@ def make_game(ruleset, seed):
 
 def replay_binary(binary, ruleset, moves):
     """Returns (JSON lines, error text or None)."""
-    cmd = [binary, "replay", ruleset, *map(letter, moves), "--json"]
+    return replay_letters(binary, ruleset, [letter(m) for m in moves])
+
+
+def replay_letters(binary, ruleset, pits):
+    """`mancala replay RULESET PITS... --json`: (JSON lines, error text or None)."""
+    cmd = [binary, "replay", ruleset, *pits, "--json"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as error:

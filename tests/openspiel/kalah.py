@@ -39,6 +39,8 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from compare import replay_letters  # the same `mancala replay --json` runner
+
 import pyspiel
 
 PITS = 6
@@ -102,20 +104,7 @@ def make_game(seed):
 
 
 def replay(binary, moves):
-    cmd = [binary, "replay", "kalah", *moves, "--json"]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as error:
-        return [], f"cannot run {binary}: {error}"
-    lines = []
-    for raw in proc.stdout.splitlines():
-        try:
-            lines.append(json.loads(raw))
-        except json.JSONDecodeError:
-            return lines, f"not JSON: {raw!r}"
-    if proc.returncode != 0:
-        return lines, f"exit {proc.returncode}: {proc.stderr.strip()}"
-    return lines, None
+    return replay_letters(binary, "kalah", moves)
 
 
 def check_game(task):
