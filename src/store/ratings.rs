@@ -40,11 +40,7 @@ fn rated(record: &GameRecord) -> Option<(u64, Option<Side>)> {
         return None;
     }
     let outcome = record.game().ok()?.outcome()?;
-    let ended = record
-        .conceded
-        .as_ref()
-        .map(|c| c.time)
-        .or_else(|| record.turns.last().map(|t| t.time))?;
+    let ended = record.ended()?;
     Some((ended, outcome.winner))
 }
 

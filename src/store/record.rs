@@ -425,6 +425,15 @@ impl GameRecord {
         }
     }
 
+    /// When the game ended by a player's word or clock, else when its last
+    /// turn was played (for a game that is over).
+    pub fn ended(&self) -> Option<u64> {
+        self.conceded
+            .as_ref()
+            .map(|c| c.time)
+            .or_else(|| self.turns.last().map(|t| t.time))
+    }
+
     /// `side` gave up or ran out of time.
     pub fn concede(&mut self, side: Side, reason: Concession, now: u64) {
         self.conceded = Some(Conceded {

@@ -16,20 +16,20 @@ use crate::store::{Concession, Conditional, GameRecord, Offer, OfferKind};
 const CONDITIONS: usize = 20;
 
 impl Scene<'_> {
-    /// Does `acts` (the move, wherever its line stands) for `side`.
+    /// Does `acts` (the move, wherever its line stands) for `side`;
+    /// `moves` says the mail has a move line or a quoted log's `?`.
     pub(super) fn act(
         &mut self,
         record: &mut GameRecord,
         letter: &Letter,
         side: Side,
-        acts: Vec<Command>,
+        mut acts: Vec<Command>,
+        moves: bool,
         from_note: &str,
-        now: u64,
     ) -> (Vec<Outgoing>, String) {
-        let mut acts = acts;
+        let now = crate::store::now();
         // A garbled move line or a quoted log's `?` is a move too (refused or played).
-        let moves_elsewhere = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
-        if moves_elsewhere && !acts.iter().any(|a| matches!(a, Command::Move(_))) {
+        if moves && !acts.iter().any(|a| matches!(a, Command::Move(_))) {
             acts.push(Command::Move(Vec::new()));
         }
         let mut conditions = Vec::new();
@@ -157,10 +157,7 @@ impl Scene<'_> {
         let offer = self.open_offer(record, side).ok_or(Refusal::NoOffer)?;
         record.offer = None;
         record.last_activity = now;
-        let what = match offer.kind {
-            OfferKind::Draw => "draw offer",
-            OfferKind::Takeback => "takeback",
-        };
+        let what = offered(offer.kind);
         Ok(format!(
             "{} declined {}'s {what}.",
             self.sheet.name(side),
@@ -277,10 +274,7 @@ impl Scene<'_> {
                     Some(offer) => format!(
                         " (The move declines {}'s {}.)",
                         self.sheet.name(offer.by),
-                        match offer.kind {
-                            OfferKind::Draw => "draw offer",
-                            OfferKind::Takeback => "takeback",
-                        }
+                        offered(offer.kind)
                     ),
                     None => String::new(), // stale: gone quietly
                 }
@@ -421,5 +415,13 @@ impl Scene<'_> {
             }
         }
         (!said.is_empty()).then(|| said.join(" "))
+    }
+}
+
+/// What an offer is called in the referee's words.
+fn offered(kind: OfferKind) -> &'static str {
+    match kind {
+        OfferKind::Draw => "draw offer",
+        OfferKind::Takeback => "takeback",
     }
 }

@@ -397,7 +397,9 @@ impl Scene<'_> {
             .cloned()
             .collect();
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
-        let moves = !letter.move_lines.is_empty() || self.quoted_move(letter).is_some();
+        // The quoted log's `?` read once: it replays the pasted sheet.
+        let quoted = self.quoted_move(letter).is_some();
+        let moves = !letter.move_lines.is_empty() || quoted;
         if !questions.is_empty()
             && acts.is_empty()
             && !wants_board
@@ -452,9 +454,10 @@ impl Scene<'_> {
                 return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
             }
             Standing::Invited { invitee } => {
-                let moving = letter.move_lines.iter().any(|(_, m)| m.is_ok())
-                    || self.quoted_move(letter).is_some();
-                if !moving || self.sheet.game.to_move() != Some(invitee) || has(&Command::Decline) {
+                // A move line that reads as a move (a garbled one accepts nothing).
+                let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
+                if !has_move || self.sheet.game.to_move() != Some(invitee) || has(&Command::Decline)
+                {
                     self.note_answers(record, side);
                 }
                 // The invitee's name as they give it (their From display name),
@@ -485,9 +488,6 @@ impl Scene<'_> {
                         .collect();
                     return (mail, "declined".into());
                 }
-                // A move line that reads as a move (a garbled one accepts nothing).
-                let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok())
-                    || self.quoted_move(letter).is_some();
                 if !has(&Command::Accept) && !has_move {
                     if wants_board {
                         let mail = self.board(
@@ -509,7 +509,7 @@ impl Scene<'_> {
                 }
                 // A first move accepts too: played with the rest of the mail.
                 let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
-                return self.act(record, letter, side, acts, &from_note, now);
+                return self.act(record, letter, side, acts, moves, &from_note);
             }
             Standing::Playing => {}
         }
@@ -523,7 +523,7 @@ impl Scene<'_> {
             );
             return (mail.into_iter().collect(), "board".into());
         }
-        self.act(record, letter, side, acts, &from_note, now)
+        self.act(record, letter, side, acts, moves, &from_note)
     }
 
     /// The computer's turns, when it is to move: the news of what it played.

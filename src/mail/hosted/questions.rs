@@ -184,12 +184,7 @@ pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address:
         let Some(outcome) = game.outcome() else {
             continue;
         };
-        let ended = record
-            .conceded
-            .as_ref()
-            .map(|c| c.time)
-            .or_else(|| record.turns.last().map(|t| t.time))
-            .unwrap_or(record.last_activity);
+        let ended = record.ended().unwrap_or(record.last_activity);
         let sheet = sheet_of(record, game.clone());
         let rated = if record.computer.is_some() {
             " (against the computer, unrated)"
