@@ -43,6 +43,8 @@ impl Received {
 
 /// A store, the referee's outgoing folder, and the mails seen so far.
 struct Referee {
+    /// Removed with the referee.
+    _dir: common::TempDir,
     store: PathBuf,
     out: PathBuf,
     seen: std::cell::RefCell<BTreeSet<PathBuf>>,
@@ -57,6 +59,7 @@ impl Referee {
             out: dir.join("out"),
             seen: Default::default(),
             count: Default::default(),
+            _dir: dir,
         }
     }
 

@@ -4,7 +4,7 @@
 //! daily limits, reminders. Players only ever press "reply" on the last
 //! mail they got: to its Reply-To, quoting its body.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
 use mancala::mail::compose::Outgoing;
@@ -25,7 +25,7 @@ const BOB: &str = "bob@players.example";
 
 /// A referee on its own store, with a postman that keeps what it sends.
 struct World {
-    dir: PathBuf,
+    dir: common::TempDir,
     referee: HostedReferee,
     postman: Stub,
 }
@@ -1184,7 +1184,8 @@ fn a_game_whose_lock_is_held_stalls_no_new_game() {
 
 #[test]
 fn ten_first_deliveries_make_one_key() {
-    let dir = temp_dir("new-store").join("store");
+    let tmp = temp_dir("new-store");
+    let dir = tmp.join("store");
     let children: Vec<_> = (0..10)
         .map(|n| {
             let mail = format!("From: p{n}@players.example\nTo: {REFEREE}\nMessage-ID: <ns{n}@x>\n\nnew wari with q{n}@players.example\n");

@@ -429,8 +429,8 @@ fn a_reply_that_cannot_be_sent_exits_75() {
 
 #[test]
 fn dir_transport_writes_one_eml_file_per_reply_even_when_sent_twice() {
-    let dir = std::env::temp_dir().join(format!("mancala-mail-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let folder = common::temp_dir("mail-dir");
+    let dir = folder.join("out");
     let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();
     for _ in 0..2 {
         let out = run_mail(

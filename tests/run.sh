@@ -19,7 +19,12 @@ bin=${MANCALA_BIN:-target/release/mancala}
 
 echo "== cargo test (unit, integration, property, fixture corpus, crash at every system call)"
 cargo build --release --locked
-cargo test --release --locked
+# Tests make their folders under TMPDIR and remove them; one folder for the
+# whole run, removed after, catches any a failing test leaves behind.
+test_tmp=$(mktemp -d)
+chmod 755 "$test_tmp"
+trap 'rm -rf "$test_tmp"' EXIT
+TMPDIR=$test_tmp cargo test --release --locked
 
 echo "== the library alone: engine and sheet without mail or command line"
 cargo check --lib --no-default-features --locked

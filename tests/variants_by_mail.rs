@@ -116,7 +116,7 @@ fn every_variant_is_played_by_mail_to_its_end() {
     }
 }
 
-fn hosted(name: &str) -> (std::path::PathBuf, HostedReferee, Stub) {
+fn hosted(name: &str) -> (common::TempDir, HostedReferee, Stub) {
     let dir = common::temp_dir(name);
     let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
     (dir, referee, Stub::default())

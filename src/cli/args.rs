@@ -185,6 +185,12 @@ pub enum Command {
         /// {"exact": ..., "value": ..., "moves": {"a": ..., ...}}
         #[arg(long)]
         json: bool,
+        /// Report each step of the search on standard error (for long solves)
+        #[arg(long)]
+        verbose: bool,
+        /// Megabytes for the transposition table (default: sized to --nodes, at most 1024)
+        #[arg(long, value_name = "MB")]
+        memory: Option<usize>,
         #[command(flatten)]
         search: SearchArgs,
     },

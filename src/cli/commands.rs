@@ -144,9 +144,13 @@ pub fn run(args: Args) -> CliResult {
             print(&mancala::guide::rules_text_of(&rules))
         }
         Command::Rules { ruleset, .. } => print(&mancala::guide::rules_text(ruleset)),
-        Command::Solve { file, json, search } => {
-            super::solve::solve(&read_sheet(&file)?, json, &search)
-        }
+        Command::Solve {
+            file,
+            json,
+            verbose,
+            memory,
+            search,
+        } => super::solve::solve(&read_sheet(&file)?, json, (verbose, memory), &search),
         Command::Analyze { file, json, search } => {
             super::solve::analyze_game(&read_sheet(&file)?, json, &search)
         }

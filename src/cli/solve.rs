@@ -66,10 +66,29 @@ fn json_of(solution: &Solution) -> serde_json::Value {
     value
 }
 
-pub fn solve(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult {
+/// `mancala solve`; `verbose` reports each step, `memory` (MB) sizes the
+/// transposition table.
+pub fn solve(
+    sheet: &Sheet,
+    json: bool,
+    (verbose, memory): (bool, Option<usize>),
+    search: &SearchArgs,
+) -> CliResult {
     let position = sheet.game.position();
     let tables = load(&search.tables, position.rules())?;
-    let solution = Solver::new(tables.as_ref(), search.nodes).solve(position);
+    let mut solver = match memory {
+        Some(mb) => Solver::with_memory(tables.as_ref(), search.nodes, mb << 16),
+        None => Solver::new(tables.as_ref(), search.nodes),
+    };
+    if verbose {
+        eprintln!(
+            "mancala: tables to {} stones in pits, a transposition table of {} MB",
+            tables.as_ref().map_or(0, Tables::max_stones),
+            solver.memory() >> 20
+        );
+        solver = solver.traced(|step| eprintln!("mancala: {step}"));
+    }
+    let solution = solver.solve(position);
     if json {
         return print(&format!("{}\n", json_of(&solution)));
     }
@@ -112,11 +131,23 @@ pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
     );
     bar.set_message(format!("{ruleset} up to {stones} stones in pits"));
     let started = std::time::Instant::now();
-    let tables = Tables::build(&rules, stones, &mut |done, total| {
+    let mut track = |done, total| {
         bar.set_length(total);
         bar.set_position(done);
-    })
-    .map_err(Failure::data)?;
+    };
+    // Tables already built to fewer stones are extended, not built again.
+    // (One that cannot be read is built anew over.)
+    let (tables, had) = match load(dir, &rules).ok().flatten() {
+        Some(mut tables) if tables.max_stones() < stones => {
+            let had = tables.positions();
+            tables.extend(stones, &mut track).map_err(Failure::data)?;
+            (tables, had)
+        }
+        _ => (
+            Tables::build(&rules, stones, &mut track).map_err(Failure::data)?,
+            0,
+        ),
+    };
     bar.finish();
     let seconds = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
@@ -125,11 +156,12 @@ pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
     tables.write(&mut bytes).map_err(Failure::data)?;
     mancala::store::write_atomically(dir, &path, &bytes)
         .map_err(|e| Failure::io(path.display(), &e))?;
+    let built = tables.positions() - had;
     print(&format!(
-        "{}: {} positions in {seconds:.1} s ({:.0} a second), {} bytes\n",
+        "{}: {} positions, {built} of them built in {seconds:.1} s ({:.0} a second), {} bytes\n",
         path.display(),
         tables.positions(),
-        tables.positions() as f64 / seconds.max(1e-9),
+        built as f64 / seconds.max(1e-9),
         bytes.len()
     ))
 }

@@ -1,10 +1,13 @@
-//! The solver: alpha-beta over positions with a transposition table of
-//! bounds, down to the end of the game or into the tables. When a
-//! position is out of its reach (a node budget), it says so and gives a
-//! depth-limited search's value instead, never a guess called exact.
+//! The solver: MTD(f), a series of null-window alpha-beta searches
+//! converging on the exact value, over positions with a fixed-size
+//! transposition table of bounds ([`Memo`]), down to the end of the game or
+//! into the tables. When a position is out of its reach (a node budget), it
+//! says so and gives a depth-limited search's value instead, never a guess
+//! called exact.
 
-use std::collections::{HashMap, HashSet};
+use std::time::Instant;
 
+use super::memo::{Key, Known, Memo};
 use super::{Scoring, Tables};
 use crate::engine::{Pit, Position};
 
@@ -31,25 +34,61 @@ enum Stop {
 /// One solving session: its tables, budget and what it learnt.
 pub struct Solver<'a> {
     tables: Option<&'a Tables>,
-    /// Lower and upper bounds of exact values met so far.
-    known: HashMap<Position, (i32, i32)>,
-    path: HashSet<Position>,
+    memo: Memo,
+    /// The positions on the path with as many stones in pits as the last:
+    /// only those can come again (stones in pits never increase).
+    path: Vec<(u16, Key)>,
     pub nodes: u64,
     budget: u64,
+    /// Where to report each step of a long solve, if anywhere.
+    trace: Option<Trace<'a>>,
+    started: Instant,
 }
+
+/// Where a long solve reports its steps.
+type Trace<'a> = Box<dyn FnMut(&str) + 'a>;
 
 const INF: i32 = 100_000;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
-    /// `budget` nodes.
+    /// `budget` nodes, with a transposition table sized to the budget
+    /// (at most 2^26 entries, 1 GB).
     pub fn new(tables: Option<&'a Tables>, budget: u64) -> Solver<'a> {
+        let entries = usize::try_from(budget).unwrap_or(usize::MAX).min(1 << 26);
+        Solver::with_memory(tables, budget, entries)
+    }
+
+    /// As [`Solver::new`], with a transposition table of `entries` entries
+    /// (16 bytes each).
+    pub fn with_memory(tables: Option<&'a Tables>, budget: u64, entries: usize) -> Solver<'a> {
         Solver {
             tables,
-            known: HashMap::new(),
-            path: HashSet::new(),
+            memo: Memo::with_entries(entries),
+            path: Vec::new(),
             nodes: 0,
             budget,
+            trace: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// Reports each step of the search (each null-window search at the
+    /// root) to `trace`.
+    pub fn traced(mut self, trace: impl FnMut(&str) + 'a) -> Solver<'a> {
+        self.trace = Some(Box::new(trace));
+        self
+    }
+
+    /// The transposition table's size in bytes.
+    pub fn memory(&self) -> usize {
+        self.memo.bytes()
+    }
+
+    fn report(&mut self, what: std::fmt::Arguments) {
+        let (nodes, seconds) = (self.nodes, self.started.elapsed().as_secs_f64());
+        if let Some(trace) = &mut self.trace {
+            trace(&format!("{what} ({nodes} positions, {seconds:.1} s)"));
         }
     }
 
@@ -57,15 +96,27 @@ impl<'a> Solver<'a> {
     pub fn solve(&mut self, position: &Position) -> Solution {
         let scoring = Scoring::of(position.rules());
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
-        if let Some(scoring) = scoring {
+        // The exact search needs the memo's keys (and its cycle check).
+        if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
             let mut moves = Vec::new();
             let mut exact = true;
+            // A first guess for MTD(f): a short search's, then each move's
+            // neighbour's value.
+            let mut guess = None;
             for &pit in &legal {
                 let mut child = *position;
                 child.play_unchecked(pit);
-                self.path.clear();
-                match self.exact(scoring, &child, -INF, INF) {
-                    Ok(v) => moves.push((pit, relative(position, &child, v))),
+                let first = *guess.get_or_insert_with(|| {
+                    let v = relative(position, &child, self.limited(&child, 6, -INF, INF));
+                    (f64::from(v) / 100.0).round() as i32
+                });
+                match self.mtdf(scoring, &child, relative(position, &child, first)) {
+                    Ok(v) => {
+                        let v = relative(position, &child, v);
+                        self.report(format_args!("{pit}: exactly {v:+}"));
+                        guess = Some(v);
+                        moves.push((pit, v));
+                    }
                     Err(_) => {
                         exact = false;
                         break;
@@ -89,11 +140,51 @@ impl<'a> Solver<'a> {
         self.estimate(position, &legal)
     }
 
-    /// The exact value of `position` for its side to move, within (alpha, beta).
+    /// The exact value of `position` for its mover: null-window searches
+    /// from `guess`, each halving nothing but closing in by at least one.
+    fn mtdf(&mut self, scoring: Scoring, position: &Position, guess: i32) -> Result<i32, Stop> {
+        let (mut lower, mut upper) = (-INF, INF);
+        let mut g = guess;
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            self.path.clear();
+            g = self.exact(scoring, position, beta - 1, beta)?;
+            if g < beta {
+                upper = g;
+                self.report(format_args!("  at most {g:+}"));
+            } else {
+                lower = g;
+                self.report(format_args!("  at least {g:+}"));
+            }
+        }
+        Ok(g)
+    }
+
+    /// The value of `position` for its side to move, exact within
+    /// (alpha, beta) and a bound beyond them (fail-soft).
     fn exact(
         &mut self,
         scoring: Scoring,
         position: &Position,
+        alpha: i32,
+        beta: i32,
+    ) -> Result<i32, Stop> {
+        if let Some(v) = self.settled(scoring, position) {
+            self.nodes += 1;
+            return Ok(v);
+        }
+        let key = Key::of(position);
+        let known = key.and_then(|k| self.memo.get(k));
+        self.unsettled(scoring, position, (key, known), alpha, beta)
+    }
+
+    /// [`Solver::exact`] for a position neither over nor in the tables,
+    /// whose memo entry has been looked up already.
+    fn unsettled(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        (key, known): (Option<Key>, Option<Known>),
         mut alpha: i32,
         mut beta: i32,
     ) -> Result<i32, Stop> {
@@ -101,57 +192,138 @@ impl<'a> Solver<'a> {
         if self.nodes > self.budget {
             return Err(Stop::Budget);
         }
+        let home = scoring.home_term(position);
+        if let Some(known) = known {
+            let lower = known.lower.map_or(-INF, |v| v + home);
+            let upper = known.upper.map_or(INF, |v| v + home);
+            if lower >= beta || lower == upper {
+                return Ok(lower);
+            }
+            if upper <= alpha {
+                return Ok(upper);
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
+        let stones =
+            position.row_total(position.to_move()) + position.row_total(position.to_move().other());
+        if let Some(key) = key {
+            // Stones in pits never increase: only the same layer's tail of
+            // the path can hold this position again.
+            if self
+                .path
+                .iter()
+                .rev()
+                .take_while(|(s, _)| *s == stones)
+                .any(|(_, k)| *k == key)
+            {
+                return Err(Stop::Cycle);
+            }
+            self.path.push((stones, key));
+        }
+        let before = self.nodes;
+        let outcome = self.children(scoring, position, alpha, beta, known.and_then(|k| k.best));
+        if key.is_some() {
+            self.path.pop();
+        }
+        let (best, best_pit) = outcome?;
+        if let Some(key) = key {
+            let work = (64 - (self.nodes - before).leading_zeros()) as u8;
+            let (lower, upper) = if best <= alpha {
+                (None, Some(best - home))
+            } else if best >= beta {
+                (Some(best - home), None)
+            } else {
+                (Some(best - home), Some(best - home))
+            };
+            self.memo.put(
+                key,
+                Known {
+                    lower,
+                    upper,
+                    best: best_pit,
+                    work,
+                },
+            );
+        }
+        Ok(best)
+    }
+
+    /// The value of a finished position, or one the tables hold.
+    fn settled(&self, scoring: Scoring, position: &Position) -> Option<i32> {
         if position.is_over() {
-            return Ok(scoring.final_value(position));
+            return Some(scoring.final_value(position));
         }
-        if let Some(v) = self.tables.and_then(|t| t.value(position)) {
-            return Ok(v);
-        }
-        let (mut lower, mut upper) = self.known.get(position).copied().unwrap_or((-INF, INF));
-        if lower >= beta || lower == upper {
-            return Ok(lower);
-        }
-        if upper <= alpha {
-            return Ok(upper);
-        }
-        alpha = alpha.max(lower);
-        beta = beta.min(upper);
-        if !self.path.insert(*position) {
-            return Err(Stop::Cycle);
-        }
-        let (alpha_in, beta_in) = (alpha, beta);
+        self.tables.and_then(|t| t.value(position))
+    }
+
+    /// The best of `position`'s moves within (alpha, beta), and its pit:
+    /// first any child whose value is settled or whose bounds already cut
+    /// off (so no search at all), then the rest, the best move known first.
+    fn children(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        mut alpha: i32,
+        beta: i32,
+        known_best: Option<u8>,
+    ) -> Result<(i32, Option<u8>), Stop> {
         let mut best = -INF;
-        for pit in ordered(position) {
+        let mut best_pit = None;
+        let mut open = [None; 8];
+        let mut count = 0;
+        for pit in ordered(position, known_best) {
             let mut child = *position;
             child.play_unchecked(pit);
-            let value = if child.to_move() == position.to_move() {
-                self.exact(scoring, &child, alpha, beta)
-            } else {
-                self.exact(scoring, &child, -beta, -alpha).map(|v| -v)
-            };
-            let value = match value {
-                Ok(v) => v,
-                Err(stop) => {
-                    self.path.remove(position);
-                    return Err(stop);
+            let same = child.to_move() == position.to_move();
+            let for_me = |v: i32| if same { v } else { -v };
+            let mut probe = (None, None);
+            // The child's value for this mover if settled, else a bound on
+            // it from the memo (kept for its search).
+            let bound = match self.settled(scoring, &child) {
+                Some(v) => Some(for_me(v)),
+                None => {
+                    let home = scoring.home_term(&child);
+                    probe.0 = Key::of(&child);
+                    probe.1 = probe.0.and_then(|k| self.memo.get(k));
+                    if count < open.len() {
+                        open[count] = Some((pit, child, same, probe));
+                        count += 1;
+                    }
+                    let known = probe.1;
+                    let bound = if same {
+                        known.and_then(|k| k.lower)
+                    } else {
+                        known.and_then(|k| k.upper)
+                    };
+                    bound.map(|v| for_me(v + home))
                 }
             };
-            best = best.max(value);
+            if let Some(v) = bound {
+                if v > best {
+                    (best, best_pit) = (v, Some(pit.index()));
+                }
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    return Ok((best, best_pit));
+                }
+            }
+        }
+        for &(pit, child, same, probe) in open[..count].iter().flatten() {
+            let value = if same {
+                self.unsettled(scoring, &child, probe, alpha, beta)?
+            } else {
+                -self.unsettled(scoring, &child, probe, -beta, -alpha)?
+            };
+            if value > best {
+                (best, best_pit) = (value, Some(pit.index()));
+            }
             alpha = alpha.max(value);
             if alpha >= beta {
                 break;
             }
         }
-        self.path.remove(position);
-        if best <= alpha_in {
-            upper = best;
-        } else if best >= beta_in {
-            lower = best;
-        } else {
-            (lower, upper) = (best, best);
-        }
-        self.known.insert(*position, (lower, upper));
-        Ok(best)
+        Ok((best, best_pit))
     }
 
     /// A depth-limited search, deepened while the budget lasts: the values
@@ -159,7 +331,6 @@ impl<'a> Solver<'a> {
     fn estimate(&mut self, position: &Position, legal: &[Pit]) -> Solution {
         // A budget of its own: the exact search may have spent the first.
         self.budget = self.nodes.saturating_add(self.budget);
-        self.known.clear();
         let mut last = None;
         for depth in 1..=64u32 {
             let start = self.nodes;
@@ -214,7 +385,7 @@ impl<'a> Solver<'a> {
             return heuristic(position);
         }
         let mut best = -INF;
-        for pit in ordered(position) {
+        for pit in ordered(position, None) {
             let mut child = *position;
             child.play_unchecked(pit);
             let value = if child.to_move() == position.to_move() {
@@ -259,9 +430,10 @@ fn heuristic(position: &Position) -> i32 {
     }
 }
 
-/// Moves in a good order for cut-offs: those ending in the own store
-/// (a free turn) first, then from the end of the row backwards.
-fn ordered(position: &Position) -> impl Iterator<Item = Pit> {
+/// Moves in a good order for cut-offs: the best one known first, then
+/// those ending in the own store (a free turn), then from the end of the
+/// row backwards.
+fn ordered(position: &Position, known_best: Option<u8>) -> impl Iterator<Item = Pit> {
     let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
     let n = position.rules().pits;
     let side = position.to_move();
@@ -270,7 +442,11 @@ fn ordered(position: &Position) -> impl Iterator<Item = Pit> {
     sorted.sort_by_key(|&pit| {
         let reaches =
             u16::from(position.stones(side, pit)) + u16::from(pit.index()) == u16::from(n);
-        (!(bonus && reaches), std::cmp::Reverse(pit.index()))
+        (
+            Some(pit.index()) != known_best,
+            !(bonus && reaches),
+            std::cmp::Reverse(pit.index()),
+        )
     });
     sorted.into_iter()
 }

@@ -77,33 +77,48 @@ impl Tables {
     ) -> Result<Tables, TableError> {
         let scoring = Scoring::of(rules)
             .ok_or_else(|| TableError::HistoryMatters(rules.ruleset.to_string()))?;
-        if max > 100 {
-            return Err(TableError::TooBig(max));
-        }
-        let cells = 2 * usize::from(rules.pits);
-        let total: u64 = (0..=max).map(|k| spreads(k, cells)).sum();
         let mut tables = Tables {
             rules: roomy(rules),
             scoring,
             layers: Vec::new(),
         };
+        tables.extend(max, progress)?;
+        Ok(tables)
+    }
+
+    /// Adds the layers up to `max` stones in pits (each from those below),
+    /// calling `progress(done, total)` over the new layers' positions.
+    ///
+    /// # Errors
+    /// A cycle of play within a layer; more than 100 stones.
+    pub fn extend(
+        &mut self,
+        max: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), TableError> {
+        if max > 100 {
+            return Err(TableError::TooBig(max));
+        }
+        let cells = 2 * usize::from(self.rules.pits);
+        let first = self.layers.len();
+        let total: u64 = (first..=max).map(|k| spreads(k, cells)).sum();
         let mut done = 0;
-        for stones in 0..=max {
+        for stones in first..=max {
             let size = spreads(stones, cells) as usize;
             let mut layer = vec![UNKNOWN; size];
             for index in 0..size {
                 if layer[index] == UNKNOWN {
-                    tables.value_in_layer(stones, index, &mut layer)?;
+                    self.value_in_layer(stones, index, &mut layer)?;
                 }
                 done += 1;
                 if done % (1 << 16) == 0 {
                     progress(done, total);
                 }
             }
-            tables.layers.push(layer);
+            self.layers.push(layer);
         }
         progress(total, total);
-        Ok(tables)
+        Ok(())
     }
 
     /// The value of one position of the layer being built, working out the
@@ -179,6 +194,12 @@ impl Tables {
         }
         if position.is_over() {
             return Some(self.scoring.final_value(position));
+        }
+        // Most positions a search asks about lie beyond the tables: count
+        // their stones before ranking them.
+        let stones = position.row_total(Side::South) + position.row_total(Side::North);
+        if usize::from(stones) > self.max_stones() {
+            return None;
         }
         let (k, i) = key_of(position);
         let w = *self.layers.get(k)?.get(i as usize)?;

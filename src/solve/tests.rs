@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::rank::unrank;
-use super::{solve, Scoring, Tables};
+use super::{solve, Scoring, Solver, Tables};
 use crate::engine::{Position, Rules, Ruleset, Side, SplitMix64};
 
 /// Minimax with no pruning and no table, remembering only what it has
@@ -83,8 +83,14 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: usize) {
             assert_eq!(tables.value(&position), Some(truth), "{position:?}");
         }
         // The solver, with tables below the position and without any.
-        for with in [None, Some(&tables)] {
-            let solution = solve(&position, with, 1_000_000);
+        // The solver with tables below the position, without any, and with
+        // a memo small enough to be replacing entries all the time.
+        for (with, entries) in [
+            (None, 1 << 20),
+            (Some(&tables), 1 << 20),
+            (Some(&tables), 1024),
+        ] {
+            let solution = Solver::with_memory(with, 1_000_000, entries).solve(&position);
             assert!(solution.exact, "{position:?}");
             assert_eq!(solution.value, truth, "{position:?}");
             for (pit, value) in &solution.moves {
@@ -112,6 +118,24 @@ fn mankala_tables_and_solver_agree_with_minimax() {
 #[test]
 fn waurie_tables_and_solver_agree_with_minimax() {
     check(Ruleset::Waurie, 5, 7, 2000);
+}
+
+#[test]
+fn kalah_tables_and_solver_agree_with_minimax() {
+    check(Ruleset::Kalah, 5, 7, 2000);
+}
+
+#[test]
+fn tables_extended_are_the_tables_built_at_once() {
+    let rules = Ruleset::Mankala.rules();
+    let mut tables = Tables::build(&rules, 3, &mut |_, _| {}).unwrap();
+    let mut reported = 0;
+    tables.extend(6, &mut |done, _| reported = done).unwrap();
+    assert_eq!(
+        reported,
+        (4..=6).map(|k| super::rank::spreads(k, 12)).sum::<u64>()
+    );
+    assert_eq!(tables, Tables::build(&rules, 6, &mut |_, _| {}).unwrap());
 }
 
 #[test]

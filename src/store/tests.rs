@@ -1,10 +1,26 @@
 use super::*;
 use crate::engine::{Pit, Ruleset, Side};
 
-fn temp_store(name: &str) -> Store {
+fn temp_store(name: &str) -> TempStore {
     let dir = std::env::temp_dir().join(format!("mancala-store-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    Store::open(&dir).unwrap()
+    TempStore(Store::open(&dir).unwrap(), dir)
+}
+
+/// A store in a test's own folder, removed when the test is done.
+struct TempStore(Store, std::path::PathBuf);
+
+impl std::ops::Deref for TempStore {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.0
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.1);
+    }
 }
 
 fn sample(id: &str) -> GameRecord {
@@ -153,6 +169,7 @@ fn opening_an_existing_folder_leaves_its_permissions_alone() {
         fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
         0o700
     );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

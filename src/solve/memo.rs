@@ -1,0 +1,234 @@
+//! The solver's transposition table: a fixed-size array of the bounds
+//! worked out so far, so a long solve fills it and then replaces what is
+//! cheapest to work out again, instead of growing without end.
+//!
+//! An entry is one `u128`: the position's key (its pits, the mover's row
+//! first: 12 bytes, the whole position, so two positions never share an
+//! entry by accident), and the bounds of what the pits are worth to the
+//! mover (the value less the homes' constant, as in the tables), the best
+//! first sowing found, and the work it took. An all-zero entry is empty:
+//! its key, no stones in any pit, is a finished game, never stored.
+
+use crate::engine::Position;
+
+/// The most cells a key holds: six pits a side.
+const KEY_CELLS: usize = 12;
+const KEY_BITS: u32 = 8 * KEY_CELLS as u32;
+/// A bound no value reaches: values lie within the stones in pits (at most 100).
+const OPEN: i8 = i8::MIN;
+const NO_MOVE: u8 = u8::MAX;
+
+/// A position as the memo knows it: the pits, the mover's row first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key(u128);
+
+impl Key {
+    /// The key of `position`, or none for boards of more than 12 pits.
+    pub fn of(position: &Position) -> Option<Key> {
+        let n = usize::from(position.rules().pits);
+        if 2 * n > KEY_CELLS {
+            return None;
+        }
+        let mover = position.to_move();
+        let mut bytes = [0u8; 16];
+        bytes[..n].copy_from_slice(position.pits(mover));
+        bytes[n..2 * n].copy_from_slice(position.pits(mover.other()));
+        Some(Key(u128::from_le_bytes(bytes)))
+    }
+
+    /// Where the key's pair of entries lies in a table of `buckets` pairs.
+    fn bucket(self, mask: usize) -> usize {
+        let lo = self.0 as u64;
+        let hi = (self.0 >> 64) as u64;
+        let mut h = lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        h ^= h >> 31;
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 29;
+        (h as usize) & mask
+    }
+}
+
+/// What is known of a position's worth to its mover, less the homes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// The bounds; `None` for no bound on that side.
+    pub lower: Option<i32>,
+    pub upper: Option<i32>,
+    /// The first sowing that gave the best value found (its pit's index).
+    pub best: Option<u8>,
+    /// About log2 of the positions searched to learn this.
+    pub work: u8,
+}
+
+impl Known {
+    fn pack(self, key: Key) -> u128 {
+        let bound = |b: Option<i32>| b.map_or(OPEN, |v| v.clamp(-127, 127) as i8) as u8;
+        key.0
+            | u128::from(bound(self.lower)) << KEY_BITS
+            | u128::from(bound(self.upper)) << (KEY_BITS + 8)
+            | u128::from(self.best.unwrap_or(NO_MOVE)) << (KEY_BITS + 16)
+            | u128::from(self.work) << (KEY_BITS + 24)
+    }
+
+    fn unpack(slot: u128) -> Known {
+        let byte = |at: u32| (slot >> (KEY_BITS + at)) as u8;
+        let bound = |b: u8| (b as i8 != OPEN).then_some(i32::from(b as i8));
+        Known {
+            lower: bound(byte(0)),
+            upper: bound(byte(8)),
+            best: Some(byte(16)).filter(|&m| m != NO_MOVE),
+            work: byte(24),
+        }
+    }
+}
+
+fn key_of(slot: u128) -> u128 {
+    slot & ((1u128 << KEY_BITS) - 1)
+}
+
+/// The table: pairs of entries, the first kept for the most work, the
+/// second always replaced.
+pub struct Memo {
+    slots: Vec<u128>,
+    mask: usize,
+}
+
+impl Memo {
+    /// A table of about `entries` entries (a power of two, at least 1024);
+    /// 16 bytes each, zeroed lazily by the system.
+    pub fn with_entries(entries: usize) -> Memo {
+        let pairs = (entries / 2).max(512).next_power_of_two();
+        Memo {
+            slots: vec![0; 2 * pairs],
+            mask: pairs - 1,
+        }
+    }
+
+    /// The bytes the table takes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 16
+    }
+
+    pub fn get(&self, key: Key) -> Option<Known> {
+        if key.0 == 0 {
+            return None;
+        }
+        let at = 2 * key.bucket(self.mask);
+        self.slots[at..at + 2]
+            .iter()
+            .find(|&&slot| key_of(slot) == key.0)
+            .map(|&slot| Known::unpack(slot))
+    }
+
+    /// Keeps `known` for `key`, the tighter of its bounds and any already held.
+    pub fn put(&mut self, key: Key, mut known: Known) {
+        let at = 2 * key.bucket(self.mask);
+        let [first, second] = [self.slots[at], self.slots[at + 1]];
+        let same = [first, second].iter().position(|&s| key_of(s) == key.0);
+        if let Some(i) = same {
+            let old = Known::unpack(self.slots[at + i]);
+            known.lower = max_bound(known.lower, old.lower);
+            known.upper = min_bound(known.upper, old.upper);
+            known.work = known.work.max(old.work);
+            if known.best.is_none() {
+                known.best = old.best;
+            }
+            self.slots[at + i] = known.pack(key);
+        } else if known.work >= Known::unpack(first).work || first == 0 {
+            // The first entry goes to the costlier; what it held moves down.
+            self.slots[at + 1] = first;
+            self.slots[at] = known.pack(key);
+        } else {
+            self.slots[at + 1] = known.pack(key);
+        }
+    }
+}
+
+fn max_bound(a: Option<i32>, b: Option<i32>) -> Option<i32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn min_bound(a: Option<i32>, b: Option<i32>) -> Option<i32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Ruleset, Side};
+
+    fn position(south: [u8; 6], north: [u8; 6], to_move: Side) -> Position {
+        let rules = Ruleset::Mankala.rules();
+        let rest = rules.total_stones()
+            - south
+                .iter()
+                .chain(&north)
+                .map(|&c| u16::from(c))
+                .sum::<u16>();
+        Position::from_counts(rules, &south, &north, [rest as u8, 0], to_move).unwrap()
+    }
+
+    #[test]
+    fn an_entry_round_trips_and_keys_are_the_movers_view() {
+        let mut memo = Memo::with_entries(1024);
+        let south = position([1, 2, 3, 0, 0, 4], [0, 5, 0, 0, 0, 1], Side::South);
+        let mirror = position([0, 5, 0, 0, 0, 1], [1, 2, 3, 0, 0, 4], Side::North);
+        let key = Key::of(&south).unwrap();
+        assert_eq!(Key::of(&mirror), Some(key));
+        let known = Known {
+            lower: Some(-3),
+            upper: None,
+            best: Some(5),
+            work: 17,
+        };
+        memo.put(key, known);
+        assert_eq!(memo.get(key), Some(known));
+        // Bounds learnt later narrow what is held.
+        memo.put(
+            key,
+            Known {
+                lower: Some(-5),
+                upper: Some(4),
+                best: None,
+                work: 2,
+            },
+        );
+        let held = memo.get(key).unwrap();
+        assert_eq!(
+            (held.lower, held.upper, held.best, held.work),
+            (Some(-3), Some(4), Some(5), 17)
+        );
+        let other = position([1, 2, 3, 0, 0, 4], [0, 5, 0, 0, 1, 0], Side::South);
+        assert_eq!(memo.get(Key::of(&other).unwrap()), None);
+    }
+
+    #[test]
+    fn a_full_table_keeps_the_costliest_and_the_latest() {
+        // One pair only: every key lands in it.
+        let mut memo = Memo {
+            slots: vec![0; 2],
+            mask: 0,
+        };
+        let keys: Vec<Key> = (1..=3u8)
+            .map(|c| Key::of(&position([c, 0, 0, 0, 0, 1], [0; 6], Side::South)).unwrap())
+            .collect();
+        let with = |work| Known {
+            lower: Some(0),
+            upper: Some(0),
+            best: None,
+            work,
+        };
+        memo.put(keys[0], with(9));
+        memo.put(keys[1], with(3));
+        memo.put(keys[2], with(4));
+        assert!(memo.get(keys[0]).is_some(), "the costliest stays");
+        assert!(memo.get(keys[1]).is_none(), "the cheaper one is replaced");
+        assert!(memo.get(keys[2]).is_some(), "the latest is held");
+    }
+}
