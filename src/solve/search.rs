@@ -98,23 +98,27 @@ impl<'a> Solver<'a> {
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         // The exact search needs the memo's keys (and its cycle check).
         if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
+            // A short search's guess at each move: the best looking first
+            // (its value is the position's, if it is the best), and each
+            // move's guess is where its MTD(f) starts.
+            let mut guesses: Vec<(Pit, Position, i32)> = legal
+                .iter()
+                .map(|&pit| {
+                    let mut child = *position;
+                    child.play_unchecked(pit);
+                    let v = self.limited(&child, 6, -INF, INF);
+                    (pit, child, (f64::from(v) / 100.0).round() as i32)
+                })
+                .collect();
+            guesses.sort_by_key(|&(_, child, v)| std::cmp::Reverse(relative(position, &child, v)));
             let mut moves = Vec::new();
             let mut exact = true;
-            // A first guess for MTD(f): a short search's, then each move's
-            // neighbour's value.
-            let mut guess = None;
-            for &pit in &legal {
-                let mut child = *position;
-                child.play_unchecked(pit);
-                let first = *guess.get_or_insert_with(|| {
-                    let v = relative(position, &child, self.limited(&child, 6, -INF, INF));
-                    (f64::from(v) / 100.0).round() as i32
-                });
-                match self.mtdf(scoring, &child, relative(position, &child, first)) {
+            for (pit, child, guess) in guesses {
+                let sign = relative(position, &child, 1);
+                match self.mtdf(scoring, &child, guess, sign) {
                     Ok(v) => {
                         let v = relative(position, &child, v);
                         self.report(format_args!("{pit}: exactly {v:+}"));
-                        guess = Some(v);
                         moves.push((pit, v));
                     }
                     Err(_) => {
@@ -123,6 +127,7 @@ impl<'a> Solver<'a> {
                     }
                 }
             }
+            moves.sort_by_key(|&(pit, _)| pit.index());
             if exact {
                 let value = match moves.iter().map(|m| m.1).max() {
                     Some(best) => best,
@@ -141,8 +146,15 @@ impl<'a> Solver<'a> {
     }
 
     /// The exact value of `position` for its mover: null-window searches
-    /// from `guess`, each halving nothing but closing in by at least one.
-    fn mtdf(&mut self, scoring: Scoring, position: &Position, guess: i32) -> Result<i32, Stop> {
+    /// from `guess`, each closing in by at least one. Steps are reported
+    /// times `sign` (for the parent's mover).
+    fn mtdf(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        guess: i32,
+        sign: i32,
+    ) -> Result<i32, Stop> {
         let (mut lower, mut upper) = (-INF, INF);
         let mut g = guess;
         while lower < upper {
@@ -151,11 +163,15 @@ impl<'a> Solver<'a> {
             g = self.exact(scoring, position, beta - 1, beta)?;
             if g < beta {
                 upper = g;
-                self.report(format_args!("  at most {g:+}"));
             } else {
                 lower = g;
-                self.report(format_args!("  at least {g:+}"));
             }
+            let bound = if (g < beta) == (sign > 0) {
+                "at most"
+            } else {
+                "at least"
+            };
+            self.report(format_args!("  {bound} {:+}", sign * g));
         }
         Ok(g)
     }
