@@ -94,10 +94,11 @@ pub struct Memo {
 }
 
 impl Memo {
-    /// A table of about `entries` entries (a power of two, at least 1024);
-    /// 16 bytes each, zeroed lazily by the system.
+    /// A table of at most `entries` entries (a power of two, at least
+    /// 1024); 16 bytes each, zeroed lazily by the system.
     pub fn with_entries(entries: usize) -> Memo {
-        let pairs = (entries / 2).max(512).next_power_of_two();
+        // The largest power of two within the bound.
+        let pairs = 1usize << (entries / 2).max(512).ilog2();
         Memo {
             slots: vec![0; 2 * pairs],
             mask: pairs - 1,
