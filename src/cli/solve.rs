@@ -77,7 +77,8 @@ pub fn solve(
     let position = sheet.game.position();
     let tables = load(&search.tables, position.rules())?;
     let mut solver = match memory {
-        Some(mb) => Solver::with_memory(tables.as_ref(), search.nodes, mb << 16),
+        Some(mb) => Solver::with_memory(tables.as_ref(), search.nodes, mb)
+            .map_err(|e| Failure::data(format!("a transposition table of {mb} MB: {e}")))?,
         None => Solver::new(tables.as_ref(), search.nodes),
     };
     if verbose {

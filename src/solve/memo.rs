@@ -94,14 +94,30 @@ pub struct Memo {
 }
 
 impl Memo {
+    const SMALLEST: usize = 1024;
+
     /// A table of at most `entries` entries (a power of two, at least
     /// 1024); 16 bytes each, zeroed lazily by the system.
-    pub fn with_entries(entries: usize) -> Memo {
+    ///
+    /// # Errors
+    /// When the system cannot give that much memory.
+    pub fn with_entries(entries: usize) -> Result<Memo, std::collections::TryReserveError> {
         // The largest power of two within the bound.
-        let pairs = 1usize << (entries / 2).max(512).ilog2();
-        Memo {
-            slots: vec![0; 2 * pairs],
+        let pairs = 1usize << (entries / 2).max(Memo::SMALLEST / 2).ilog2();
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(2 * pairs)?;
+        slots.resize(2 * pairs, 0);
+        Ok(Memo {
+            slots,
             mask: pairs - 1,
+        })
+    }
+
+    /// The smallest table: 1024 entries, 16 KB.
+    pub fn smallest() -> Memo {
+        Memo {
+            slots: vec![0; Memo::SMALLEST],
+            mask: Memo::SMALLEST / 2 - 1,
         }
     }
 
@@ -177,7 +193,7 @@ mod tests {
 
     #[test]
     fn an_entry_round_trips_and_keys_are_the_movers_view() {
-        let mut memo = Memo::with_entries(1024);
+        let mut memo = Memo::with_entries(1024).unwrap();
         let south = position([1, 2, 3, 0, 0, 4], [0, 5, 0, 0, 0, 1], Side::South);
         let mirror = position([0, 5, 0, 0, 0, 1], [1, 2, 3, 0, 0, 4], Side::North);
         let key = Key::of(&south).unwrap();

@@ -56,15 +56,29 @@ impl<'a> Solver<'a> {
     /// (at most 2^26 entries, 1 GB).
     pub fn new(tables: Option<&'a Tables>, budget: u64) -> Solver<'a> {
         let entries = usize::try_from(budget).unwrap_or(usize::MAX).min(1 << 26);
-        Solver::with_memory(tables, budget, entries)
+        // Short of memory, a small table still gives exact answers, slower.
+        let memo = Memo::with_entries(entries).unwrap_or_else(|_| Memo::smallest());
+        Solver::with_memo(tables, budget, memo)
     }
 
-    /// As [`Solver::new`], with a transposition table of `entries` entries
-    /// (16 bytes each).
-    pub fn with_memory(tables: Option<&'a Tables>, budget: u64, entries: usize) -> Solver<'a> {
+    /// As [`Solver::new`], with a transposition table of at most
+    /// `megabytes` MB.
+    ///
+    /// # Errors
+    /// When the system cannot give that much memory.
+    pub fn with_memory(
+        tables: Option<&'a Tables>,
+        budget: u64,
+        megabytes: usize,
+    ) -> Result<Solver<'a>, std::collections::TryReserveError> {
+        let memo = Memo::with_entries(megabytes.saturating_mul(1 << 16))?;
+        Ok(Solver::with_memo(tables, budget, memo))
+    }
+
+    fn with_memo(tables: Option<&'a Tables>, budget: u64, memo: Memo) -> Solver<'a> {
         Solver {
             tables,
-            memo: Memo::with_entries(entries),
+            memo,
             path: Vec::new(),
             nodes: 0,
             budget,
