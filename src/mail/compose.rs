@@ -183,7 +183,7 @@ fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
          <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
     );
-    let placed = drawn.and_then(|drawn| text.find(&drawn.text).map(|at| (drawn, at)));
+    let placed = drawn.and_then(|drawn| find_sheet(text, &drawn.text).map(|at| (drawn, at)));
     match placed {
         Some((drawn, at)) => {
             out.reserve(drawn.html().len() + 2 * (text.len() - drawn.text.len()));
@@ -195,6 +195,18 @@ fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
     }
     out.push_str("</div>\n</body></html>\n");
     out
+}
+
+/// Where `text` first holds `sheet` (a sheet's text): as `text.find(sheet)`,
+/// but by its first line, then the rest compared, without setting up a
+/// substring search for a needle of thousands of bytes.
+fn find_sheet(text: &str, sheet: &str) -> Option<usize> {
+    let Some(first) = sheet.split_inclusive('\n').next() else {
+        return Some(0); // as `find` finds an empty needle
+    };
+    text.match_indices(first)
+        .map(|(at, _)| at)
+        .find(|&at| text[at..].starts_with(sheet))
 }
 
 /// Mail lines of 76 bytes or more (lettre counts the CRLF) must be quoted-printable, which triples
@@ -237,10 +249,13 @@ fn fold_markup(html: &str) -> String {
             }
             out.push_str(&line[start..]);
         }
-        if line.contains("<pre") {
+        // Tags found from their `<` (a byte search), not by a substring
+        // search set up afresh for each of a long log's hundreds of lines.
+        let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
+        if tags().any(|tag| tag.starts_with("<pre")) {
             in_pre = true;
         }
-        if line.contains("</pre>") {
+        if tags().any(|tag| tag.starts_with("</pre>")) {
             in_pre = false;
         }
     }
@@ -621,6 +636,21 @@ mod tests {
         }
         out.push_str("</div>\n</body></html>\n");
         fold_markup(&out)
+    }
+
+    #[test]
+    fn a_sheet_is_found_where_find_finds_it() {
+        let sheet = "Game: wari\n| 4 |\nlog\n";
+        for text in [
+            "",
+            "Game: wari\n",
+            "x Game: wari\n| 4 |\nlog\n y",
+            "Game: wari\n| 5 |\nGame: wari\n| 4 |\nlog\n",
+            "Game: wari\n| 4 |\nlo",
+        ] {
+            assert_eq!(find_sheet(text, sheet), text.find(sheet), "{text:?}");
+        }
+        assert_eq!(find_sheet("anything", ""), Some(0));
     }
 
     #[test]
