@@ -13,7 +13,7 @@ use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
-use super::args::{Args, Command, RulesArgs, StartArgs, TablesCommand};
+use super::args::{Args, Command, MailArgs, RulesArgs, StartArgs, TablesCommand};
 use super::{display_path, print, read_input, CliResult, Failure};
 
 pub fn run(args: Args) -> CliResult {
@@ -49,12 +49,12 @@ pub fn run(args: Args) -> CliResult {
             }
         }
         Command::Replay { start, moves, json } => replay(start_of(&start)?, &moves, json),
-        Command::Mail {
+        Command::Mail(MailArgs {
             referee,
             owner: Some(owner),
             ..
-        } => owners_mailbox(&owner, referee),
-        Command::Mail { referee, .. } => {
+        }) => owners_mailbox(&owner, referee),
+        Command::Mail(MailArgs { referee, .. }) => {
             let (raw, oversized) = read_capped(referee.max_size)?;
             with_referee(referee, |referee, postbox, max_size| {
                 let letter = Letter::read(&raw, referee.identity());

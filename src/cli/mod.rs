@@ -10,8 +10,6 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 pub use args::Args;
 
 /// Exit codes from sysexits.h, which MTAs and scripts understand.
@@ -65,10 +63,10 @@ impl Failure {
 pub type CliResult = Result<(), Failure>;
 
 pub fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::read();
     // A bug must never lose a player's mail: a panic in the mail command
     // exits 75, so the MTA keeps the mail and tries again later.
-    let is_mail = matches!(args.command, args::Command::Mail { .. });
+    let is_mail = matches!(args.command, args::Command::Mail(_));
     let result = std::panic::catch_unwind(|| commands::run(args)).unwrap_or_else(|_| {
         Err(Failure {
             code: if is_mail {

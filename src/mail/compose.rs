@@ -3,6 +3,7 @@
 //! first line says who wrote it ("Super-Wari game k7q2mx: ..."), so a copy
 //! pasted back unquoted is known for the referee's, never the player's.
 
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::incoming::Mailbox;
@@ -74,8 +75,15 @@ impl Outgoing {
 
     /// With an HTML part drawn from the body, the board of `sheet` (if the
     /// body carries it) as a table.
-    pub fn with_html(mut self, sheet: Option<&Sheet>) -> Outgoing {
-        self.html = Some(html_body(&self.body, sheet));
+    pub fn with_html(self, sheet: Option<&Sheet>) -> Outgoing {
+        let drawn = sheet.map(Drawn::new);
+        self.with_html_drawn(drawn.as_ref())
+    }
+
+    /// As [`Outgoing::with_html`], with the sheet already drawn: the mails
+    /// of one answer share one drawing.
+    pub fn with_html_drawn(mut self, drawn: Option<&Drawn>) -> Outgoing {
+        self.html = Some(html_of(&self.body, drawn));
         self
     }
 
@@ -123,35 +131,82 @@ impl Outgoing {
     }
 }
 
+/// A sheet drawn once for every mail of one answer: its text, and (when a
+/// mail carries that text) its board and log as HTML. Both are the same
+/// for each reader, and drawing them is most of the cost of a reply: the
+/// log of a long game is hundreds of lines, written twice a mail before.
+pub struct Drawn<'a> {
+    pub sheet: &'a Sheet,
+    /// The sheet as text (`Display`), as every body carries it.
+    pub text: String,
+    html: OnceCell<String>,
+}
+
+impl<'a> Drawn<'a> {
+    pub fn new(sheet: &'a Sheet) -> Drawn<'a> {
+        Drawn {
+            sheet,
+            text: sheet.to_string(),
+            html: OnceCell::new(),
+        }
+    }
+
+    /// What stands in an HTML part for the sheet's text: the board's table,
+    /// the log, and the sheet itself to quote, folded; drawn the first time
+    /// asked. Folding works line by line, and every piece of a part ends a
+    /// line outside any `<pre>`, so a piece folded alone reads as folded in
+    /// its part.
+    fn html(&self) -> &str {
+        self.html.get_or_init(|| {
+            let mut html = crate::sheet::html::board(self.sheet);
+            html.push_str(
+                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
+            );
+            html.push_str(&pre(&self.text));
+            fold_markup(&html)
+        })
+    }
+}
+
 /// A text body as an HTML document: its paragraphs, quotes as blockquotes,
 /// and `sheet`'s text (where the body carries it) as the board's table
 /// followed by the sheet itself in a `<pre>`, so that a reply quoting the
 /// HTML still quotes a sheet the referee can read.
 pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
-    use crate::sheet::html::board;
+    html_of(text, sheet.map(Drawn::new).as_ref())
+}
+
+/// [`html_body`] of a sheet already drawn.
+fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
     // The styles sit on a wrapping div: webmail drops the body's.
-    let mut out = String::from(
+    let mut out = fold_markup(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
          <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
     );
-    let placed = sheet.and_then(|sheet| {
-        let grid = sheet.to_string();
-        text.find(&grid).map(|at| (sheet, at, grid))
-    });
+    let placed = drawn.and_then(|drawn| find_sheet(text, &drawn.text).map(|at| (drawn, at)));
     match placed {
-        Some((sheet, at, grid)) => {
-            out.push_str(&paragraphs(&text[..at]));
-            out.push_str(&board(sheet));
-            out.push_str(
-                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
-            );
-            out.push_str(&pre(&grid));
-            out.push_str(&paragraphs(&text[at + grid.len()..]));
+        Some((drawn, at)) => {
+            out.reserve(drawn.html().len() + 2 * (text.len() - drawn.text.len()));
+            out.push_str(&fold_markup(&paragraphs(&text[..at])));
+            out.push_str(drawn.html());
+            out.push_str(&fold_markup(&paragraphs(&text[at + drawn.text.len()..])));
         }
-        None => out.push_str(&pre(text)),
+        None => out.push_str(&fold_markup(&pre(text))),
     }
     out.push_str("</div>\n</body></html>\n");
-    fold_markup(&out)
+    out
+}
+
+/// Where `text` first holds `sheet` (a sheet's text): as `text.find(sheet)`,
+/// but by its first line, then the rest compared, without setting up a
+/// substring search for a needle of thousands of bytes.
+fn find_sheet(text: &str, sheet: &str) -> Option<usize> {
+    let Some(first) = sheet.split_inclusive('\n').next() else {
+        return Some(0); // as `find` finds an empty needle
+    };
+    text.match_indices(first)
+        .map(|(at, _)| at)
+        .find(|&at| text[at..].starts_with(sheet))
 }
 
 /// Mail lines of 76 bytes or more (lettre counts the CRLF) must be quoted-printable, which triples
@@ -194,10 +249,13 @@ fn fold_markup(html: &str) -> String {
             }
             out.push_str(&line[start..]);
         }
-        if line.contains("<pre") {
+        // Tags found from their `<` (a byte search), not by a substring
+        // search set up afresh for each of a long log's hundreds of lines.
+        let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
+        if tags().any(|tag| tag.starts_with("<pre")) {
             in_pre = true;
         }
-        if line.contains("</pre>") {
+        if tags().any(|tag| tag.starts_with("</pre>")) {
             in_pre = false;
         }
     }
@@ -362,7 +420,18 @@ pub fn sheet_body(
     sheet: &Sheet,
     next: Next,
 ) -> String {
-    let mut body = String::new();
+    sheet_body_drawn(first, comment, &Drawn::new(sheet), next)
+}
+
+/// [`sheet_body`] of a sheet already drawn.
+pub fn sheet_body_drawn(
+    first: &str,
+    comment: Option<(&str, &[String])>,
+    drawn: &Drawn,
+    next: Next,
+) -> String {
+    let sheet = drawn.sheet;
+    let mut body = String::with_capacity(drawn.text.len() + 1024);
     let _ = writeln!(body, "{first}");
     if let Some((mover, lines)) = comment.filter(|(_, c)| !c.is_empty()) {
         let _ = writeln!(body, "\n{mover} writes:");
@@ -371,7 +440,9 @@ pub fn sheet_body(
             let _ = writeln!(body, "> {line}");
         }
     }
-    let _ = writeln!(body, "\n{sheet}");
+    body.push('\n');
+    body.push_str(&drawn.text);
+    body.push('\n');
     if sheet.game.rules().stores {
         // The grid's end columns: say whose is whose, in the game's word.
         let word = sheet.game.rules().ruleset.spec().store_word;
@@ -538,6 +609,80 @@ mod tests {
         assert!(folded.contains("'Courier New'"), "{folded}");
         let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join("");
         assert_eq!(words(&folded), words(&long), "only whitespace moved");
+    }
+
+    /// The part as it was drawn before its pieces were folded one by one:
+    /// the whole document, then folded.
+    fn html_folded_whole(text: &str, sheet: Option<&Sheet>) -> String {
+        let mut out = String::from(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
+             <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
+        );
+        let placed = sheet.and_then(|sheet| {
+            let grid = sheet.to_string();
+            text.find(&grid).map(|at| (sheet, at, grid))
+        });
+        match placed {
+            Some((sheet, at, grid)) => {
+                out.push_str(&paragraphs(&text[..at]));
+                out.push_str(&crate::sheet::html::board(sheet));
+                out.push_str(
+                    "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
+                );
+                out.push_str(&pre(&grid));
+                out.push_str(&paragraphs(&text[at + grid.len()..]));
+            }
+            None => out.push_str(&pre(text)),
+        }
+        out.push_str("</div>\n</body></html>\n");
+        fold_markup(&out)
+    }
+
+    #[test]
+    fn a_sheet_is_found_where_find_finds_it() {
+        let sheet = "Game: wari\n| 4 |\nlog\n";
+        for text in [
+            "",
+            "Game: wari\n",
+            "x Game: wari\n| 4 |\nlog\n y",
+            "Game: wari\n| 5 |\nGame: wari\n| 4 |\nlog\n",
+            "Game: wari\n| 4 |\nlo",
+        ] {
+            assert_eq!(find_sheet(text, sheet), text.find(sheet), "{text:?}");
+        }
+        assert_eq!(find_sheet("anything", ""), Some(0));
+    }
+
+    #[test]
+    fn parts_folded_piece_by_piece_read_as_folded_whole() {
+        use crate::engine::Ruleset;
+        use crate::sheet::{Players, Sheet};
+        let long_words = "a long comment of many words that runs well past the width ".repeat(3);
+        for ruleset in Ruleset::ALL {
+            let mut sheet = Sheet::new(ruleset.rules(), Players::named("Al<i>ce", "Bob \"B\""));
+            for turn in 0..40 {
+                let Some(pit) = sheet.game.legal_moves().first() else {
+                    break;
+                };
+                sheet.play(&[pit]).unwrap();
+                let drawn = Drawn::new(&sheet);
+                let body = format!(
+                    "{} game: Bob played, a news line long enough to be folded somewhere {turn}\n\n\
+                     Bob writes:\n> {long_words}\n> <pre> & </pre>\n\n  a drawing  kept\n\n{}\n\
+                     It is Alice's move. Legal moves: a, b.\n\n{long_words}\n-- \nsig\n",
+                    ruleset.title(),
+                    drawn.text
+                );
+                for text in [body.as_str(), "no sheet here\n\n<pre>\n", ""] {
+                    assert_eq!(
+                        html_of(text, Some(&drawn)),
+                        html_folded_whole(text, Some(&sheet)),
+                        "{ruleset:?} after {turn} turns"
+                    );
+                    assert_eq!(html_of(text, None), html_folded_whole(text, None));
+                }
+            }
+        }
     }
 
     #[test]

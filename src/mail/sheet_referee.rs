@@ -205,6 +205,8 @@ impl SheetReferee {
                 }
             }
         }
+        // One drawing of the sheet for every reader's mail.
+        let drawn = compose::Drawn::new(&sheet);
         let mail = readers
             .into_iter()
             .enumerate()
@@ -214,16 +216,16 @@ impl SheetReferee {
                     first.push_str("\n\n");
                     first.push_str(note(&news).trim_end());
                 }
-                let body = sheet_body(
+                let body = compose::sheet_body_drawn(
                     &first,
                     Some((&mover, comment)),
-                    &sheet,
+                    &drawn,
                     compose::next_for(&sheet, reader),
                 ) + &signature();
                 let subject = compose::subject_of(&body);
                 Outgoing::reply(letter, self.message_id(letter, n), m, body)
                     .with_subject(subject)
-                    .with_html(Some(&sheet))
+                    .with_html_drawn(Some(&drawn))
             })
             .collect();
         Decision::Send {

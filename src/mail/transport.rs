@@ -183,6 +183,10 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
 fn body(text: &str) -> Body {
     // lettre turns bare LF into CRLF slowly (quadratic): give it CRLF.
     let mut crlf = String::with_capacity(text.len() + text.len() / 16);
+    // lettre's (email-encoding's) test of a line too long for 8bit, to the
+    // byte: a span of 76 or more from one LF to the next (the first from
+    // the start), or from the last to the end.
+    let (mut last_lf, mut too_long) = (0, false);
     for line in text.split_inclusive('\n') {
         crlf.push_str(
             line.strip_suffix('\n')
@@ -190,10 +194,21 @@ fn body(text: &str) -> Body {
         );
         if line.ends_with('\n') {
             crlf.push_str("\r\n");
+            let lf = crlf.len() - 1;
+            too_long |= lf - last_lf >= 76;
+            last_lf = lf;
         }
     }
-    Body::new_with_encoding(crlf, ContentTransferEncoding::EightBit)
-        .unwrap_or_else(|unfit| Body::new(String::from_utf8_lossy(&unfit).into_owned()))
+    too_long |= crlf.len() - last_lf >= 76;
+    // What lettre's `new_with_encoding(_, EightBit)` accepts (UTF-8, as a
+    // String is, and no line too long) handed over as it is: lettre would
+    // check it by two more passes over every byte of both parts (its choice
+    // of encoding, its search for bare LFs, of which there are none).
+    if too_long {
+        Body::new(crlf)
+    } else {
+        Body::dangerous_pre_encoded(crlf.into_bytes(), ContentTransferEncoding::EightBit)
+    }
 }
 
 /// A transport with the referee's name on what it sends: the postman the
@@ -399,6 +414,35 @@ mod tests {
         assert!(refuses_the_recipient(Some("551")));
         for kept in [Some("535"), Some("554"), Some("530"), Some("451"), None] {
             assert!(!refuses_the_recipient(kept), "{kept:?}");
+        }
+    }
+
+    #[test]
+    fn bodies_are_encoded_as_lettre_would() {
+        let long = "x".repeat(74);
+        for text in [
+            String::new(),
+            "short\n".to_string(),
+            "caf\u{e9} au lait\nand more\n".to_string(),
+            format!("{long}\n"),
+            format!("{long}x\n"),
+            format!("a\n{long}\n"),
+            format!("a\n{long}x\n"),
+            format!("a\n{long}xx"),
+            format!("{long}xx"),
+            format!("{long}x"),
+            format!("no newline {long}"),
+            format!("\n\n{long}\r\nwith CRLF\r\n"),
+        ] {
+            let ours = body(&text);
+            let mut crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+            let lettres = Body::new_with_encoding(crlf.clone(), ContentTransferEncoding::EightBit)
+                .unwrap_or_else(|unfit| {
+                    crlf = String::from_utf8_lossy(&unfit).into_owned();
+                    Body::new(crlf.clone())
+                });
+            assert_eq!(ours.encoding(), lettres.encoding(), "{text:?}");
+            assert_eq!(ours.as_ref(), lettres.as_ref(), "{text:?}");
         }
     }
 

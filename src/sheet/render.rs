@@ -92,18 +92,19 @@ pub(super) fn write_grid(
 /// The turns of the log, each a list of sowings; a turn still waiting for a
 /// bonus sowing ends in `?`, and the move awaited is a lone `?`.
 pub(super) fn log_turns(game: &Game) -> Vec<String> {
-    let mut turns: Vec<(Side, String)> = super::turns_of(game)
-        .into_iter()
-        .map(|(side, pits)| {
-            (
-                side,
-                pits.iter()
-                    .map(Pit::to_string)
-                    .collect::<Vec<_>>()
-                    .join("-"),
-            )
-        })
-        .collect();
+    // Written straight from the sowings, a string a turn: each sheet and
+    // each HTML log draws this, and going through `turns_of` and a string a
+    // pit cost several allocations a sowing.
+    let mut turns: Vec<(Side, String)> = Vec::with_capacity(game.sowings().len());
+    for sowing in game.sowings() {
+        match turns.last_mut() {
+            Some((side, text)) if *side == sowing.side => {
+                text.push('-');
+                text.push(sowing.pit.letter());
+            }
+            _ => turns.push((sowing.side, String::from(sowing.pit.letter()))),
+        }
+    }
     if let Some(side) = game.to_move() {
         match turns.last_mut() {
             Some((last, text)) if *last == side => text.push_str("-?"),

@@ -155,14 +155,26 @@ impl Store {
     /// When the file cannot be read, is not a game, or is of a newer format.
     pub fn load_game(&self, id: &GameId) -> Result<Option<GameRecord>, StoreError> {
         let path = self.game_path(id);
-        match read_versioned(&path)? {
-            None => Ok(None),
-            Some((text, 1)) => upgrade::from_format_1(&text)
+        let Some(text) = read_text(&path)? else {
+            return Ok(None);
+        };
+        // One parse for a file of this format or the last, read as a game
+        // and its format checked after: reading the format first, then the
+        // game, parsed every file twice. Anything else (a newer format, an
+        // old one, a damaged file) goes the careful way below.
+        if let Ok(mut record) = serde_json::from_str::<GameRecord>(&text) {
+            if (2..=FORMAT).contains(&record.format) {
+                // Format 2 is format 3 without its new fields: read as it
+                // is, written back as 3.
+                record.format = FORMAT;
+                return Ok(Some(record));
+            }
+        }
+        match versioned(&path, text)? {
+            (text, 1) => upgrade::from_format_1(&text)
                 .map(Some)
                 .map_err(|error| StoreError::Corrupt { path, error }),
-            // Format 2 is format 3 without its new fields: read as it is,
-            // written back as 3.
-            Some((text, _)) => decode::<GameRecord>(&path, &text).map(|mut record| {
+            (text, _) => decode::<GameRecord>(&path, &text).map(|mut record| {
                 record.format = FORMAT;
                 Some(record)
             }),
@@ -295,11 +307,22 @@ fn read_record<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError
 
 /// A record's text and its `format`: a newer one is refused here.
 fn read_versioned(path: &Path) -> Result<Option<(String, u32)>, StoreError> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(path)(e)),
-    };
+    read_text(path)?
+        .map(|text| versioned(path, text))
+        .transpose()
+}
+
+/// A file's text; `None` when there is no such file.
+fn read_text(path: &Path) -> Result<Option<String>, StoreError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
+/// `text` and its `format`, read from it: a newer one is refused here.
+fn versioned(path: &Path, text: String) -> Result<(String, u32), StoreError> {
     let version: Version = decode(path, &text)?;
     if version.format > FORMAT {
         return Err(StoreError::Future {
@@ -307,7 +330,7 @@ fn read_versioned(path: &Path) -> Result<Option<(String, u32)>, StoreError> {
             format: version.format,
         });
     }
-    Ok(Some((text, version.format)))
+    Ok((text, version.format))
 }
 
 fn decode<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError> {

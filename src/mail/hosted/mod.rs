@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use super::command::Command;
 use super::compose::{
-    self, game_line, key_block, mailbox_of, note, sheet_body, signature, Outgoing,
+    self, game_line, key_block, mailbox_of, note, sheet_body_drawn, signature, Drawn, Outgoing,
 };
 use super::delivery::{flush, DeliveryError, Postman, Report};
 use super::incoming::Mailbox;
@@ -283,6 +283,11 @@ impl Scene<'_> {
     /// A mail to `side` with `body` above its key: to their registered
     /// address, whoever wrote.
     fn mail(&self, side: Side, body: String) -> Option<Outgoing> {
+        self.mail_drawn(side, body, &Drawn::new(&self.sheet))
+    }
+
+    /// As [`Scene::mail`], with the scene's sheet already drawn.
+    fn mail_drawn(&self, side: Side, body: String, drawn: &Drawn) -> Option<Outgoing> {
         let to = mailbox_of(self.sheet.players.get(side))?;
         let token = self.secrets.token(&self.id, side);
         // The subject is the first line: what happened, what is awaited.
@@ -310,7 +315,7 @@ impl Scene<'_> {
         Some(
             out.with_reply_to(Some(self.referee.identity.sub_address(&token)))
                 .with_subject(subject)
-                .with_html(Some(&self.sheet)),
+                .with_html_drawn(Some(drawn)),
         )
     }
 
@@ -322,13 +327,25 @@ impl Scene<'_> {
         said: Option<&str>,
         comment: Option<(&str, &[String])>,
     ) -> Option<Outgoing> {
+        self.board_drawn(side, first, said, comment, &Drawn::new(&self.sheet))
+    }
+
+    /// As [`Scene::board`], with the scene's sheet already drawn.
+    fn board_drawn(
+        &self,
+        side: Side,
+        first: &str,
+        said: Option<&str>,
+        comment: Option<(&str, &[String])>,
+        drawn: &Drawn,
+    ) -> Option<Outgoing> {
         let mut top = game_line(&self.sheet, first);
         if let Some(said) = said {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
         let next = compose::next_for(&self.sheet, side);
-        self.mail(side, sheet_body(&top, comment, &self.sheet, next))
+        self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
     /// The same news to both players, each with their own key, each
@@ -337,11 +354,13 @@ impl Scene<'_> {
     fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
         // At the end the result leads, and the news follows it.
         let said = self.sheet.game.is_over().then(|| news.trim().to_string());
+        // One drawing of the sheet for both mails.
+        let drawn = Drawn::new(&self.sheet);
         Side::BOTH
             .iter()
             .filter_map(|&side| {
                 let first = compose::headline(&self.sheet, news, side);
-                self.board(side, &first, said.as_deref(), comment)
+                self.board_drawn(side, &first, said.as_deref(), comment, &drawn)
             })
             .collect()
     }
