@@ -91,6 +91,9 @@ fn key_of(slot: u128) -> u128 {
 pub struct Memo {
     slots: Vec<u128>,
     mask: usize,
+    /// Entries held, and the most pairs the table may grow to.
+    filled: usize,
+    most_pairs: usize,
 }
 
 impl Memo {
@@ -110,7 +113,18 @@ impl Memo {
         Ok(Memo {
             slots,
             mask: pairs - 1,
+            filled: 0,
+            most_pairs: pairs,
         })
+    }
+
+    /// A table that starts small and doubles as it fills, up to at most
+    /// `entries` entries: a short search then touches (and the system
+    /// zeroes) only the memory it needs.
+    pub fn growing(entries: usize) -> Memo {
+        let mut memo = Memo::smallest();
+        memo.most_pairs = 1 << (entries / 2).max(Memo::SMALLEST / 2).ilog2();
+        memo
     }
 
     /// The smallest table: 1024 entries, 16 KB.
@@ -118,6 +132,8 @@ impl Memo {
         Memo {
             slots: vec![0; Memo::SMALLEST],
             mask: Memo::SMALLEST / 2 - 1,
+            filled: 0,
+            most_pairs: Memo::SMALLEST / 2,
         }
     }
 
@@ -151,12 +167,41 @@ impl Memo {
                 known.best = old.best;
             }
             self.slots[at + i] = known.pack(key);
-        } else if known.work >= Known::unpack(first).work || first == 0 {
-            // The first entry goes to the costlier; what it held moves down.
-            self.slots[at + 1] = first;
-            self.slots[at] = known.pack(key);
         } else {
-            self.slots[at + 1] = known.pack(key);
+            if second == 0 {
+                self.filled += 1;
+            }
+            if known.work >= Known::unpack(first).work || first == 0 {
+                // The first entry goes to the costlier; what it held moves down.
+                self.slots[at + 1] = first;
+                self.slots[at] = known.pack(key);
+            } else {
+                self.slots[at + 1] = known.pack(key);
+            }
+            // At a quarter full, few pairs have lost a key yet.
+            if 4 * self.filled > self.slots.len() && self.mask + 1 < self.most_pairs {
+                self.grow();
+            }
+        }
+    }
+
+    /// Doubles the table, keeping what it holds; short of memory, it
+    /// stops growing instead.
+    fn grow(&mut self) {
+        let pairs = 2 * (self.mask + 1);
+        let mut slots = Vec::new();
+        if slots.try_reserve_exact(2 * pairs).is_err() {
+            self.most_pairs = self.mask + 1;
+            return;
+        }
+        slots.resize(2 * pairs, 0);
+        let old = std::mem::replace(&mut self.slots, slots);
+        (self.mask, self.filled) = (pairs - 1, 0);
+        // The second entries first, so each pair's costlier one is put last.
+        for slot in old.iter().skip(1).step_by(2).chain(old.iter().step_by(2)) {
+            if *slot != 0 {
+                self.put(Key(key_of(*slot)), Known::unpack(*slot));
+            }
         }
     }
 }
@@ -226,11 +271,50 @@ mod tests {
     }
 
     #[test]
+    fn a_growing_table_keeps_what_it_held() {
+        let mut memo = Memo::growing(1 << 20);
+        let entries: Vec<(Key, Known)> = (0..5000u32)
+            .map(|n| {
+                // Any 96-bit pattern but zero is a key here.
+                let key = Key(u128::from(n).wrapping_mul(0x9E37_79B9) % (1 << 90) + 1);
+                let known = Known {
+                    lower: Some(n as i32 % 50),
+                    upper: None,
+                    best: Some(2),
+                    work: 30,
+                };
+                (key, known)
+            })
+            .collect();
+        for &(key, known) in &entries {
+            memo.put(key, known);
+        }
+        assert!(memo.bytes() > Memo::SMALLEST * 16, "it grew");
+        assert!(memo.bytes() <= (1 << 20) * 16);
+        // A cache: a pair holds two of the keys that land on it, so a few
+        // go, but what it answers is what was put.
+        let mut kept = 0;
+        for &(key, known) in &entries {
+            if let Some(held) = memo.get(key) {
+                assert_eq!(held, known);
+                kept += 1;
+            }
+        }
+        assert!(
+            kept * 10 >= entries.len() * 9,
+            "{kept} of {} kept",
+            entries.len()
+        );
+    }
+
+    #[test]
     fn a_full_table_keeps_the_costliest_and_the_latest() {
         // One pair only: every key lands in it.
         let mut memo = Memo {
             slots: vec![0; 2],
             mask: 0,
+            filled: 0,
+            most_pairs: 1,
         };
         let keys: Vec<Key> = (1..=3u8)
             .map(|c| Key::of(&position([c, 0, 0, 0, 0, 1], [0; 6], Side::South)).unwrap())

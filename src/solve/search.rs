@@ -52,12 +52,11 @@ const INF: i32 = 100_000;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
-    /// `budget` nodes, with a transposition table sized to the budget
-    /// (at most 2^26 entries, 1 GB).
+    /// `budget` nodes, with a transposition table that grows as needed up
+    /// to the budget's size (at most 2^26 entries, 1 GB).
     pub fn new(tables: Option<&'a Tables>, budget: u64) -> Solver<'a> {
         let entries = usize::try_from(budget).unwrap_or(usize::MAX).min(1 << 26);
-        // Short of memory, a small table still gives exact answers, slower.
-        let memo = Memo::with_entries(entries).unwrap_or_else(|_| Memo::smallest());
+        let memo = Memo::growing(entries);
         Solver::with_memo(tables, budget, memo)
     }
 
