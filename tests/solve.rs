@@ -132,3 +132,56 @@ fn the_shipped_tables_agree_with_tables_built_anew() {
         }
     }
 }
+
+#[test]
+fn a_variant_is_solved_with_its_own_tables_never_the_games() {
+    let dir = temp_dir("variant-tables");
+    let tables = dir.to_str().unwrap();
+    let build = |extra: &[&str]| {
+        let args = [
+            &["tables", "build", "waurie", "--stones-in-pits", "6"],
+            extra,
+            &["--tables", tables],
+        ]
+        .concat();
+        let out = run(&args, b"");
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    build(&[]);
+    let sheet = run(
+        &[
+            "new",
+            "waurie",
+            "--variant",
+            "both-stores",
+            "--position",
+            "2 0 1 0 0 1 / 0 1 0 0 1 0",
+        ],
+        b"",
+    );
+    assert!(sheet.status.success(), "{}", stderr(&sheet));
+    let solve = |tables: &str| {
+        let out = run(&["solve", "-", "--json", "--tables", tables], &sheet.stdout);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let without = dir.join("none");
+    let alone = solve(without.to_str().unwrap());
+    let value = |text: &str| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v.as_object_mut().unwrap().remove("nodes");
+        v
+    };
+    // The plain game's tables are there, and are not used for the variant:
+    // the very same search, position for position.
+    assert_eq!(solve(tables), alone);
+    build(&["--variant", "both-stores"]);
+    assert!(dir.join("waurie-both-stores.tables").exists());
+    let with_own = solve(tables);
+    assert_eq!(value(&with_own), value(&alone));
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&with_own).unwrap()["nodes"].as_u64()
+            < serde_json::from_str::<serde_json::Value>(&alone).unwrap()["nodes"].as_u64(),
+        "its own tables shorten the search"
+    );
+}

@@ -591,6 +591,9 @@ pub enum TablesCommand {
         /// The most stones in pits the tables answer for
         #[arg(long)]
         stones_in_pits: usize,
+        /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
+        #[arg(long, help = variant_help())]
+        variant: Option<String>,
         /// The tables' folder; the file is RULESET.tables in it
         #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
         tables: PathBuf,

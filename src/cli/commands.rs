@@ -159,9 +159,19 @@ pub fn run(args: Args) -> CliResult {
                 TablesCommand::Build {
                     ruleset,
                     stones_in_pits,
+                    variant,
                     tables,
                 },
-        } => super::solve::build_tables(ruleset, stones_in_pits, &tables),
+        } => {
+            let rules = match variant {
+                Some(variant) => ruleset
+                    .rules()
+                    .with_variant(&variant)
+                    .map_err(Failure::usage)?,
+                None => ruleset.rules(),
+            };
+            super::solve::build_tables(rules, stones_in_pits, &tables)
+        }
     }
 }
 

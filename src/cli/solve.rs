@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use mancala::engine::{Rules, Ruleset};
+use mancala::engine::Rules;
 use mancala::opponent::Opponent;
 use mancala::sheet::Sheet;
 use mancala::solve::{analyze, Solution, Solver, Tables};
@@ -13,7 +13,7 @@ use super::{print, CliResult, Failure};
 
 /// The tables of `rules` in `dir`, if built; a file that cannot be read is an error.
 fn load(dir: &Path, rules: &Rules) -> Result<Option<Tables>, Failure> {
-    let path = dir.join(format!("{}.tables", rules.ruleset));
+    let path = dir.join(format!("{}.tables", Tables::game_name(rules)));
     match std::fs::File::open(&path) {
         Ok(mut file) => Tables::read(rules, &mut file)
             .map(Some)
@@ -82,10 +82,12 @@ pub fn solve(
         None => Solver::new(tables.as_ref(), search.nodes),
     };
     if verbose {
+        let reach = tables.as_ref().map_or("no tables".to_string(), |t| {
+            format!("tables to {} stones in pits", t.max_stones())
+        });
         eprintln!(
-            "mancala: tables to {} stones in pits, a transposition table of {} MB",
-            tables.as_ref().map_or(0, Tables::max_stones),
-            solver.memory() >> 20
+            "mancala: {reach}, a transposition table of at most {} KB",
+            solver.memory() >> 10
         );
         solver = solver.traced(|step| eprintln!("mancala: {step}"));
     }
@@ -120,8 +122,8 @@ pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult
     print(&out)
 }
 
-pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
-    let rules = ruleset.rules();
+pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
+    let game = Tables::game_name(&rules);
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -130,7 +132,7 @@ pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
         .map_err(Failure::data)?
         .progress_chars("=> "),
     );
-    bar.set_message(format!("{ruleset} up to {stones} stones in pits"));
+    bar.set_message(format!("{game} up to {stones} stones in pits"));
     let started = std::time::Instant::now();
     let mut track = |done, total| {
         bar.set_length(total);
@@ -152,7 +154,7 @@ pub fn build_tables(ruleset: Ruleset, stones: usize, dir: &Path) -> CliResult {
     bar.finish();
     let seconds = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
-    let path = dir.join(format!("{ruleset}.tables"));
+    let path = dir.join(format!("{game}.tables"));
     let mut bytes = Vec::new();
     tables.write(&mut bytes).map_err(Failure::data)?;
     mancala::store::write_atomically(dir, &path, &bytes)

@@ -62,10 +62,21 @@ pub struct Known {
 
 impl Known {
     fn pack(self, key: Key) -> u128 {
-        let bound = |b: Option<i32>| b.map_or(OPEN, |v| v.clamp(-127, 127) as i8) as u8;
+        // A bound beyond a byte is weakened, never tightened: a lower bound
+        // too low (or an upper one too high) is no bound, one too high (too
+        // low) is the byte's end. Values lie within the stones in pits, so
+        // neither happens in these games.
+        let lower = match self.lower {
+            Some(v) if v >= -127 => v.min(127) as i8,
+            _ => OPEN,
+        };
+        let upper = match self.upper {
+            Some(v) if v <= 127 => v.max(-127) as i8,
+            _ => OPEN,
+        };
         key.0
-            | u128::from(bound(self.lower)) << KEY_BITS
-            | u128::from(bound(self.upper)) << (KEY_BITS + 8)
+            | u128::from(lower as u8) << KEY_BITS
+            | u128::from(upper as u8) << (KEY_BITS + 8)
             | u128::from(self.best.unwrap_or(NO_MOVE)) << (KEY_BITS + 16)
             | u128::from(self.work) << (KEY_BITS + 24)
     }
@@ -100,7 +111,7 @@ impl Memo {
     const SMALLEST: usize = 1024;
 
     /// A table of at most `entries` entries (a power of two, at least
-    /// 1024); 16 bytes each, zeroed lazily by the system.
+    /// 1024); 16 bytes each, all zeroed (touched) at once.
     ///
     /// # Errors
     /// When the system cannot give that much memory.
@@ -119,8 +130,8 @@ impl Memo {
     }
 
     /// A table that starts small and doubles as it fills, up to at most
-    /// `entries` entries: a short search then touches (and the system
-    /// zeroes) only the memory it needs.
+    /// `entries` entries: a short search then takes only the memory it
+    /// needs.
     pub fn growing(entries: usize) -> Memo {
         let mut memo = Memo::smallest();
         memo.most_pairs = 1 << (entries / 2).max(Memo::SMALLEST / 2).ilog2();
@@ -135,6 +146,11 @@ impl Memo {
             filled: 0,
             most_pairs: Memo::SMALLEST / 2,
         }
+    }
+
+    /// The most bytes the table may grow to.
+    pub fn most_bytes(&self) -> usize {
+        self.most_pairs * 32
     }
 
     /// The bytes the table takes.
@@ -268,6 +284,24 @@ mod tests {
         );
         let other = position([1, 2, 3, 0, 0, 4], [0, 5, 0, 0, 1, 0], Side::South);
         assert_eq!(memo.get(Key::of(&other).unwrap()), None);
+    }
+
+    #[test]
+    fn bounds_beyond_a_byte_are_weakened_never_tightened() {
+        let key = Key(1);
+        let packed = |lower, upper| {
+            let known = Known {
+                lower,
+                upper,
+                best: None,
+                work: 0,
+            };
+            let held = Known::unpack(known.pack(key));
+            (held.lower, held.upper)
+        };
+        assert_eq!(packed(Some(-130), Some(130)), (None, None));
+        assert_eq!(packed(Some(130), Some(-130)), (Some(127), Some(-127)));
+        assert_eq!(packed(Some(-127), Some(127)), (Some(-127), Some(127)));
     }
 
     #[test]

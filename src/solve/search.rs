@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::memo::{Key, Known, Memo};
 use super::{Scoring, Tables};
-use crate::engine::{Pit, Position};
+use crate::engine::{Pit, Position, Side};
 
 /// A position's value and each legal move's, for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -93,9 +93,9 @@ impl<'a> Solver<'a> {
         self
     }
 
-    /// The transposition table's size in bytes.
+    /// The most bytes the transposition table may take.
     pub fn memory(&self) -> usize {
-        self.memo.bytes()
+        self.memo.most_bytes()
     }
 
     fn report(&mut self, what: std::fmt::Arguments) {
@@ -221,6 +221,14 @@ impl<'a> Solver<'a> {
         if self.nodes > self.budget {
             return Err(Stop::Budget);
         }
+        let stones = in_pits(position);
+        if let Some(key) = key {
+            // Before any bound from the memo: a position met again on the
+            // path is play cycling, whatever the memo knows of it.
+            if self.on_path(stones, key) {
+                return Err(Stop::Cycle);
+            }
+        }
         let home = scoring.home_term(position);
         if let Some(known) = known {
             let lower = known.lower.map_or(-INF, |v| v + home);
@@ -234,20 +242,7 @@ impl<'a> Solver<'a> {
             alpha = alpha.max(lower);
             beta = beta.min(upper);
         }
-        let stones =
-            position.row_total(position.to_move()) + position.row_total(position.to_move().other());
         if let Some(key) = key {
-            // Stones in pits never increase: only the same layer's tail of
-            // the path can hold this position again.
-            if self
-                .path
-                .iter()
-                .rev()
-                .take_while(|(s, _)| *s == stones)
-                .any(|(_, k)| *k == key)
-            {
-                return Err(Stop::Cycle);
-            }
             self.path.push((stones, key));
         }
         let before = self.nodes;
@@ -278,6 +273,16 @@ impl<'a> Solver<'a> {
         Ok(best)
     }
 
+    /// Whether `key` is on the path. Stones in pits never increase, so
+    /// only the same layer's tail of the path can hold it.
+    fn on_path(&self, stones: u16, key: Key) -> bool {
+        self.path
+            .iter()
+            .rev()
+            .take_while(|(s, _)| *s == stones)
+            .any(|(_, k)| *k == key)
+    }
+
     /// The value of a finished position, or one the tables hold.
     fn settled(&self, scoring: Scoring, position: &Position) -> Option<i32> {
         if position.is_over() {
@@ -299,6 +304,7 @@ impl<'a> Solver<'a> {
     ) -> Result<(i32, Option<u8>), Stop> {
         let mut best = -INF;
         let mut best_pit = None;
+        // At most one child a pit, and no board has more than 8 pits a row.
         let mut open = [None; 8];
         let mut count = 0;
         for pit in ordered(position, known_best) {
@@ -314,6 +320,13 @@ impl<'a> Solver<'a> {
                 None => {
                     let home = scoring.home_term(&child);
                     probe.0 = Key::of(&child);
+                    if let Some(key) = probe.0 {
+                        // A child on the path is a cycle: never cut off by
+                        // what the memo knows of it.
+                        if self.on_path(in_pits(&child), key) {
+                            return Err(Stop::Cycle);
+                        }
+                    }
                     probe.1 = probe.0.and_then(|k| self.memo.get(k));
                     if count < open.len() {
                         open[count] = Some((pit, child, same, probe));
@@ -435,6 +448,11 @@ impl<'a> Solver<'a> {
 /// Solves `position` with `tables` and a budget of `nodes`.
 pub fn solve(position: &Position, tables: Option<&Tables>, nodes: u64) -> Solution {
     Solver::new(tables, nodes).solve(position)
+}
+
+/// The stones in both rows' pits.
+fn in_pits(position: &Position) -> u16 {
+    position.row_total(Side::South) + position.row_total(Side::North)
 }
 
 /// A child's value for the parent's mover: the same when the turn goes on.

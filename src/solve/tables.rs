@@ -56,6 +56,16 @@ fn roomy(rules: &Rules) -> Rules {
 }
 
 impl Tables {
+    /// The game the tables are for, as their file is named (without
+    /// `.tables`) and their header says: the ruleset, and its variant if
+    /// one is played (a variant's values are its own).
+    pub fn game_name(rules: &Rules) -> String {
+        match rules.variant_name() {
+            Some(variant) => format!("{}-{variant}", rules.ruleset),
+            None => rules.ruleset.to_string(),
+        }
+    }
+
     /// The most stones in pits these tables answer for.
     pub fn max_stones(&self) -> usize {
         self.layers.len().saturating_sub(1)
@@ -263,7 +273,8 @@ impl Tables {
 fn header(rules: &Rules, max: usize) -> String {
     format!(
         "mancala-tables 1 {} pits {} stones-in-pits {max}",
-        rules.ruleset, rules.pits
+        Tables::game_name(rules),
+        rules.pits
     )
 }
 

@@ -136,6 +136,27 @@ fn tables_extended_are_the_tables_built_at_once() {
 }
 
 #[test]
+fn a_variant_has_tables_of_its_own() {
+    let base = Ruleset::Waurie.rules();
+    let variant = base.with_variant("both-stores").unwrap();
+    assert_eq!(Tables::game_name(&base), "waurie");
+    assert_eq!(Tables::game_name(&variant), "waurie-both-stores");
+    let mut bytes = Vec::new();
+    Tables::build(&base, 3, &mut |_, _| {})
+        .unwrap()
+        .write(&mut bytes)
+        .unwrap();
+    assert!(
+        Tables::read(&variant, &mut bytes.as_slice()).is_err(),
+        "the game's tables are not its variant's"
+    );
+    let own = Tables::build(&variant, 3, &mut |_, _| {}).unwrap();
+    let mut bytes = Vec::new();
+    own.write(&mut bytes).unwrap();
+    assert_eq!(Tables::read(&variant, &mut bytes.as_slice()).unwrap(), own);
+}
+
+#[test]
 fn tables_round_trip_through_their_file() {
     let rules = Ruleset::Waurie.rules();
     let tables = Tables::build(&rules, 4, &mut |_, _| {}).unwrap();
