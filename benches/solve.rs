@@ -26,8 +26,7 @@ fn main() {
         let started = Instant::now();
         while solved < 20 {
             let mut position = Position::start(rules, Side::South);
-            let in_pits = |p: &Position| p.row_total(Side::South) + p.row_total(Side::North);
-            while !position.is_over() && usize::from(in_pits(&position)) > TABLE_STONES + 6 {
+            while !position.is_over() && usize::from(position.stones_in_pits()) > TABLE_STONES + 6 {
                 let legal = position.legal_moves();
                 let pit = legal.nth(rng.below(legal.len())).expect("a legal move");
                 position.play_unchecked(pit);

@@ -240,6 +240,11 @@ impl Position {
         self.cells[self.store_cell(side)]
     }
 
+    /// Stones in both players' pits.
+    pub fn stones_in_pits(&self) -> u16 {
+        self.row_total(Side::South) + self.row_total(Side::North)
+    }
+
     /// Stones in a player's pits.
     pub fn row_total(&self, side: Side) -> u16 {
         // A row never holds more than 240 stones, so the byte sum by

@@ -9,6 +9,8 @@
 //! first sowing found, and the work it took. An all-zero entry is empty:
 //! its key, no stones in any pit, is a finished game, never stored.
 
+use std::collections::TryReserveError;
+
 use crate::engine::Position;
 
 /// The most cells a key holds: six pits a side.
@@ -115,36 +117,25 @@ impl Memo {
     ///
     /// # Errors
     /// When the system cannot give that much memory.
-    pub fn with_entries(entries: usize) -> Result<Memo, std::collections::TryReserveError> {
-        // The largest power of two within the bound.
-        let pairs = 1usize << (entries / 2).max(Memo::SMALLEST / 2).ilog2();
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(2 * pairs)?;
-        slots.resize(2 * pairs, 0);
+    pub fn with_entries(entries: usize) -> Result<Memo, TryReserveError> {
+        let pairs = pairs_within(entries);
         Ok(Memo {
-            slots,
+            slots: empty_slots(pairs)?,
             mask: pairs - 1,
             filled: 0,
             most_pairs: pairs,
         })
     }
 
-    /// A table that starts small and doubles as it fills, up to at most
-    /// `entries` entries: a short search then takes only the memory it
-    /// needs.
+    /// A table that starts at 1024 entries (16 KB) and doubles as it
+    /// fills, up to at most `entries` entries: a short search then takes
+    /// only the memory it needs.
     pub fn growing(entries: usize) -> Memo {
-        let mut memo = Memo::smallest();
-        memo.most_pairs = 1 << (entries / 2).max(Memo::SMALLEST / 2).ilog2();
-        memo
-    }
-
-    /// The smallest table: 1024 entries, 16 KB.
-    pub fn smallest() -> Memo {
         Memo {
             slots: vec![0; Memo::SMALLEST],
             mask: Memo::SMALLEST / 2 - 1,
             filled: 0,
-            most_pairs: Memo::SMALLEST / 2,
+            most_pairs: pairs_within(entries),
         }
     }
 
@@ -205,12 +196,10 @@ impl Memo {
     /// stops growing instead.
     fn grow(&mut self) {
         let pairs = 2 * (self.mask + 1);
-        let mut slots = Vec::new();
-        if slots.try_reserve_exact(2 * pairs).is_err() {
+        let Ok(slots) = empty_slots(pairs) else {
             self.most_pairs = self.mask + 1;
             return;
-        }
-        slots.resize(2 * pairs, 0);
+        };
         let old = std::mem::replace(&mut self.slots, slots);
         (self.mask, self.filled) = (pairs - 1, 0);
         // The second entries first, so each pair's costlier one is put last.
@@ -220,6 +209,20 @@ impl Memo {
             }
         }
     }
+}
+
+/// The pairs in a table of at most `entries` entries: the largest power of
+/// two within the bound, and no fewer than the smallest table's.
+fn pairs_within(entries: usize) -> usize {
+    1 << (entries / 2).max(Memo::SMALLEST / 2).ilog2()
+}
+
+/// `pairs` pairs of empty entries, if the system can give them.
+fn empty_slots(pairs: usize) -> Result<Vec<u128>, TryReserveError> {
+    let mut slots = Vec::new();
+    slots.try_reserve_exact(2 * pairs)?;
+    slots.resize(2 * pairs, 0);
+    Ok(slots)
 }
 
 fn max_bound(a: Option<i32>, b: Option<i32>) -> Option<i32> {

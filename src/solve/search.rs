@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::memo::{Key, Known, Memo};
 use super::{Scoring, Tables};
-use crate::engine::{Pit, Position, Side};
+use crate::engine::{Pit, Position};
 
 /// A position's value and each legal move's, for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -203,11 +203,16 @@ impl<'a> Solver<'a> {
             return Ok(v);
         }
         let key = Key::of(position);
+        if key.is_some_and(|k| self.on_path(position.stones_in_pits(), k)) {
+            return Err(Stop::Cycle);
+        }
         let known = key.and_then(|k| self.memo.get(k));
         self.unsettled(scoring, position, (key, known), alpha, beta)
     }
 
-    /// [`Solver::exact`] for a position neither over nor in the tables,
+    /// [`Solver::exact`] for a position neither over nor in the tables nor
+    /// on the path (checked before any bound from the memo: a position met
+    /// again on the path is play cycling, whatever the memo knows of it),
     /// whose memo entry has been looked up already.
     fn unsettled(
         &mut self,
@@ -220,14 +225,6 @@ impl<'a> Solver<'a> {
         self.nodes += 1;
         if self.nodes > self.budget {
             return Err(Stop::Budget);
-        }
-        let stones = in_pits(position);
-        if let Some(key) = key {
-            // Before any bound from the memo: a position met again on the
-            // path is play cycling, whatever the memo knows of it.
-            if self.on_path(stones, key) {
-                return Err(Stop::Cycle);
-            }
         }
         let home = scoring.home_term(position);
         if let Some(known) = known {
@@ -243,7 +240,7 @@ impl<'a> Solver<'a> {
             beta = beta.min(upper);
         }
         if let Some(key) = key {
-            self.path.push((stones, key));
+            self.path.push((position.stones_in_pits(), key));
         }
         let before = self.nodes;
         let outcome = self.children(scoring, position, alpha, beta, known.and_then(|k| k.best));
@@ -311,19 +308,18 @@ impl<'a> Solver<'a> {
             let mut child = *position;
             child.play_unchecked(pit);
             let same = child.to_move() == position.to_move();
-            let for_me = |v: i32| if same { v } else { -v };
             let mut probe = (None, None);
             // The child's value for this mover if settled, else a bound on
             // it from the memo (kept for its search).
             let bound = match self.settled(scoring, &child) {
-                Some(v) => Some(for_me(v)),
+                Some(v) => Some(relative(position, &child, v)),
                 None => {
                     let home = scoring.home_term(&child);
                     probe.0 = Key::of(&child);
                     if let Some(key) = probe.0 {
                         // A child on the path is a cycle: never cut off by
                         // what the memo knows of it.
-                        if self.on_path(in_pits(&child), key) {
+                        if self.on_path(child.stones_in_pits(), key) {
                             return Err(Stop::Cycle);
                         }
                     }
@@ -338,7 +334,7 @@ impl<'a> Solver<'a> {
                     } else {
                         known.and_then(|k| k.upper)
                     };
-                    bound.map(|v| for_me(v + home))
+                    bound.map(|v| relative(position, &child, v + home))
                 }
             };
             if let Some(v) = bound {
@@ -448,11 +444,6 @@ impl<'a> Solver<'a> {
 /// Solves `position` with `tables` and a budget of `nodes`.
 pub fn solve(position: &Position, tables: Option<&Tables>, nodes: u64) -> Solution {
     Solver::new(tables, nodes).solve(position)
-}
-
-/// The stones in both rows' pits.
-fn in_pits(position: &Position) -> u16 {
-    position.row_total(Side::South) + position.row_total(Side::North)
 }
 
 /// A child's value for the parent's mover: the same when the turn goes on.

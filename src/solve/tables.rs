@@ -207,8 +207,7 @@ impl Tables {
         }
         // Most positions a search asks about lie beyond the tables: count
         // their stones before ranking them.
-        let stones = position.row_total(Side::South) + position.row_total(Side::North);
-        if usize::from(stones) > self.max_stones() {
+        if usize::from(position.stones_in_pits()) > self.max_stones() {
             return None;
         }
         let (k, i) = key_of(position);
