@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-${MANCALA_BIN:-}}
 if [[ -z $bin ]]; then  # `cargo static`'s binary, else `cargo build --release`'s
-    bin=$here/../../target/x86_64-unknown-linux-gnu/release/mancala
+    bin=$here/../../target/x86_64-unknown-linux-gnu/static/mancala
     [[ -x $bin ]] || bin=$here/../../target/release/mancala
 fi
 out=$(mktemp -d)
