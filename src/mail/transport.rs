@@ -2,7 +2,6 @@
 //! them: to standard output as mbox, through sendmail, over SMTP, or into
 //! a folder of `.eml` files.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -187,18 +186,18 @@ fn body(text: &str) -> Body {
     // byte: a span of 76 or more from one LF to the next (the first from
     // the start), or from the last to the end.
     let (mut last_lf, mut too_long) = (0, false);
-    for line in text.split_inclusive('\n') {
-        crlf.push_str(
-            line.strip_suffix('\n')
-                .map_or(line, |l| l.trim_end_matches('\r')),
-        );
-        if line.ends_with('\n') {
-            crlf.push_str("\r\n");
-            let lf = crlf.len() - 1;
-            too_long |= lf - last_lf >= 76;
-            last_lf = lf;
-        }
+    let mut rest = text;
+    // Lines found by a plain byte loop: a search set up afresh for each
+    // short line cost more than the copying.
+    while let Some(at) = rest.bytes().position(|b| b == b'\n') {
+        crlf.push_str(rest[..at].trim_end_matches('\r'));
+        crlf.push_str("\r\n");
+        let lf = crlf.len() - 1;
+        too_long |= lf - last_lf >= 76;
+        last_lf = lf;
+        rest = &rest[at + 1..];
     }
+    crlf.push_str(rest);
     too_long |= crlf.len() - last_lf >= 76;
     // What lettre's `new_with_encoding(_, EightBit)` accepts (UTF-8, as a
     // String is, and no line too long) handed over as it is: lettre would
@@ -243,7 +242,7 @@ impl Transport {
         match self {
             Transport::Stdout => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(mbox_entry(&referee.address, message, now).as_bytes())
+                out.write_all(&mbox_entry(&referee.address, message, now))
                     .and_then(|()| out.flush())
                     .map_err(transient)
             }
@@ -312,22 +311,41 @@ fn refuses_the_recipient(code: Option<&str>) -> bool {
 }
 
 /// One mbox entry: the `From ` line, the message with LF endings and
-/// `From ` lines quoted, and a blank line.
-pub fn mbox_entry(sender: &str, message: &Message, now: SystemTime) -> String {
+/// `From ` lines quoted, and a blank line. Bytes in, bytes out: the
+/// message is lettre's, and no line of it needs reading as text.
+pub fn mbox_entry(sender: &str, message: &Message, now: SystemTime) -> Vec<u8> {
     let formatted = message.formatted();
-    let text = String::from_utf8_lossy(&formatted);
-    let mut entry = String::with_capacity(text.len() + 64);
+    let mut entry = Vec::with_capacity(formatted.len() + 64);
     let _ = writeln!(entry, "From {sender} {}", asctime(now));
-    // `lines` drops each line's CR with its LF.
-    for line in text.lines() {
-        if line.trim_start_matches('>').starts_with("From ") {
-            entry.push('>');
-        }
-        entry.push_str(line);
-        entry.push('\n');
-    }
-    entry.push('\n');
+    push_mbox_lines(&mut entry, &formatted);
+    entry.push(b'\n');
     entry
+}
+
+/// `text`'s lines as an mbox holds them: each CRLF (or LF) an LF, as
+/// `str::lines` reads them, and a `From ` line, however many `>` it
+/// starts with, quoted by one more.
+fn push_mbox_lines(entry: &mut Vec<u8>, text: &[u8]) {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                let line = &rest[..at];
+                (line.strip_suffix(b"\r").unwrap_or(line), &rest[at + 1..])
+            }
+            None => (rest, &rest[rest.len()..]),
+        };
+        let unquoted = line
+            .iter()
+            .position(|&b| b != b'>')
+            .map_or(&[][..], |at| &line[at..]);
+        if unquoted.starts_with(b"From ") {
+            entry.push(b'>');
+        }
+        entry.extend_from_slice(line);
+        entry.push(b'\n');
+        rest = next;
+    }
 }
 
 /// `2026-11-30T09:05:00Z`: when, for the referee's log lines.
@@ -447,6 +465,32 @@ mod tests {
     }
 
     #[test]
+    fn mbox_lines_are_the_lines_str_reads() {
+        for text in [
+            "",
+            "a",
+            "a\r\nb\r\n",
+            "a\nb\n\n",
+            "\n\r\n\r",
+            "From me\r\n>From you\r\n>>From x\nFromage\n From y\n>\n",
+            "caf\u{e9}\r\nlast\r",
+            "trailing\r\r\n",
+        ] {
+            let mut expected = String::new();
+            for line in text.lines() {
+                if line.trim_start_matches('>').starts_with("From ") {
+                    expected.push('>');
+                }
+                expected.push_str(line);
+                expected.push('\n');
+            }
+            let mut ours = Vec::new();
+            push_mbox_lines(&mut ours, text.as_bytes());
+            assert_eq!(String::from_utf8(ours).unwrap(), expected, "{text:?}");
+        }
+    }
+
+    #[test]
     fn asctime_is_utc_calendar_time() {
         let t = UNIX_EPOCH + Duration::from_secs(1_796_029_500); // 2026-11-30 09:05:00 UTC
         assert_eq!(asctime(t), "Mon Nov 30 09:05:00 2026");
@@ -476,7 +520,7 @@ mod tests {
             UNIX_EPOCH + Duration::from_secs(1_796_029_500),
         )
         .unwrap();
-        let text = mbox_entry(&referee.address, &message, UNIX_EPOCH);
+        let text = String::from_utf8(mbox_entry(&referee.address, &message, UNIX_EPOCH)).unwrap();
         assert!(text.starts_with("From referee@referee.example Thu Jan  1 00:00:00 1970\n"));
         for header in [
             "Auto-Submitted: auto-replied\n",
