@@ -218,7 +218,7 @@ fn fold_markup(html: &str) -> String {
     const WIDTH: usize = 72;
     let mut out = String::with_capacity(html.len() + html.len() / 32);
     let mut in_pre = false;
-    for line in html.split_inclusive('\n') {
+    for line in lines_with_ends(html) {
         if in_pre || line.len() <= WIDTH {
             out.push_str(line);
         } else {
@@ -249,9 +249,9 @@ fn fold_markup(html: &str) -> String {
             }
             out.push_str(&line[start..]);
         }
-        // Tags found from their `<` (a byte search), not by a substring
+        // Tags found from their `<` (memchr), not by a substring
         // search set up afresh for each of a long log's hundreds of lines.
-        let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
+        let tags = || memchr::memchr_iter(b'<', line.as_bytes()).map(|at| &line[at..]);
         if tags().any(|tag| tag.starts_with("<pre")) {
             in_pre = true;
         }
@@ -260,6 +260,22 @@ fn fold_markup(html: &str) -> String {
         }
     }
     out
+}
+
+/// `text.split_inclusive('\n')`, the line ends found by `memchr`: the
+/// markup of a long game's log is hundreds of short lines.
+fn lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
+    let (mut start, mut ends) = (0, memchr::memchr_iter(b'\n', text.as_bytes()));
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(at) => at + 1,
+            None if start < text.len() => text.len(),
+            None => return None,
+        };
+        let line = &text[start..end];
+        start = end;
+        Some(line)
+    })
 }
 
 /// Text in a monospaced block, as the text part draws it.
@@ -552,6 +568,24 @@ pub fn mailbox_of(player: &Player) -> Option<Mailbox> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_with_ends_are_split_inclusive() {
+        for text in [
+            "",
+            "a",
+            "\n",
+            "a\n",
+            "a\nb",
+            "a\n\nb\n",
+            "\n\n",
+            "caf\u{e9}\r\nx",
+        ] {
+            let ours: Vec<&str> = lines_with_ends(text).collect();
+            let std: Vec<&str> = text.split_inclusive('\n').collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
 
     #[test]
     fn subjects_get_one_re() {

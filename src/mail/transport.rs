@@ -186,18 +186,16 @@ fn body(text: &str) -> Body {
     // byte: a span of 76 or more from one LF to the next (the first from
     // the start), or from the last to the end.
     let (mut last_lf, mut too_long) = (0, false);
-    let mut rest = text;
-    // Lines found by a plain byte loop: a search set up afresh for each
-    // short line cost more than the copying.
-    while let Some(at) = rest.bytes().position(|b| b == b'\n') {
-        crlf.push_str(rest[..at].trim_end_matches('\r'));
+    let mut start = 0;
+    for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        crlf.push_str(text[start..at].trim_end_matches('\r'));
         crlf.push_str("\r\n");
         let lf = crlf.len() - 1;
         too_long |= lf - last_lf >= 76;
         last_lf = lf;
-        rest = &rest[at + 1..];
+        start = at + 1;
     }
-    crlf.push_str(rest);
+    crlf.push_str(&text[start..]);
     too_long |= crlf.len() - last_lf >= 76;
     // What lettre's `new_with_encoding(_, EightBit)` accepts (UTF-8, as a
     // String is, and no line too long) handed over as it is: lettre would
@@ -326,15 +324,7 @@ pub fn mbox_entry(sender: &str, message: &Message, now: SystemTime) -> Vec<u8> {
 /// `str::lines` reads them, and a `From ` line, however many `>` it
 /// starts with, quoted by one more.
 fn push_mbox_lines(entry: &mut Vec<u8>, text: &[u8]) {
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
-            Some(at) => {
-                let line = &rest[..at];
-                (line.strip_suffix(b"\r").unwrap_or(line), &rest[at + 1..])
-            }
-            None => (rest, &rest[rest.len()..]),
-        };
+    let mut push = |line: &[u8]| {
         let unquoted = line
             .iter()
             .position(|&b| b != b'>')
@@ -344,7 +334,15 @@ fn push_mbox_lines(entry: &mut Vec<u8>, text: &[u8]) {
         }
         entry.extend_from_slice(line);
         entry.push(b'\n');
-        rest = next;
+    };
+    let mut start = 0;
+    for at in memchr::memchr_iter(b'\n', text) {
+        let line = &text[start..at];
+        push(line.strip_suffix(b"\r").unwrap_or(line));
+        start = at + 1;
+    }
+    if start < text.len() {
+        push(&text[start..]);
     }
 }
 
