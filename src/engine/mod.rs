@@ -119,7 +119,7 @@ impl Pit {
 
 impl fmt::Display for Pit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.letter())
+        fmt::Write::write_char(f, self.letter())
     }
 }
 
@@ -144,14 +144,25 @@ impl FromStr for Pit {
 /// A pit is stored as its letter, as players write it.
 impl serde::Serialize for Pit {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.letter().encode_utf8(&mut [0; 4]))
     }
 }
 
+/// Read from the text as it stands in the file: a game's every sowing is
+/// one, and a `String` made for each is most of the cost of loading it.
 impl<'de> serde::Deserialize<'de> for Pit {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Pit, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
+        struct Letter;
+        impl serde::de::Visitor<'_> for Letter {
+            type Value = Pit;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a pit's letter")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Pit, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Letter)
     }
 }
 

@@ -218,6 +218,11 @@ fn fold_markup(html: &str) -> String {
     const WIDTH: usize = 72;
     let mut out = String::with_capacity(html.len() + html.len() / 32);
     let mut in_pre = false;
+    // Where `<pre` and `</pre>` stand, found once over the whole markup:
+    // a line opens or closes a block when one falls within it.
+    let mut opens = memchr::memmem::find_iter(html.as_bytes(), "<pre").peekable();
+    let mut closes = memchr::memmem::find_iter(html.as_bytes(), "</pre>").peekable();
+    let mut begin = 0;
     for line in lines_with_ends(html) {
         if in_pre || line.len() <= WIDTH {
             out.push_str(line);
@@ -249,15 +254,21 @@ fn fold_markup(html: &str) -> String {
             }
             out.push_str(&line[start..]);
         }
-        // Tags found from their `<` (memchr), not by a substring
-        // search set up afresh for each of a long log's hundreds of lines.
-        let tags = || memchr::memchr_iter(b'<', line.as_bytes()).map(|at| &line[at..]);
-        if tags().any(|tag| tag.starts_with("<pre")) {
+        let end = begin + line.len();
+        let within = |found: &mut std::iter::Peekable<memchr::memmem::FindIter>| {
+            let mut any = false;
+            while found.next_if(|&at| at < end).is_some() {
+                any = true;
+            }
+            any
+        };
+        if within(&mut opens) {
             in_pre = true;
         }
-        if tags().any(|tag| tag.starts_with("</pre>")) {
+        if within(&mut closes) {
             in_pre = false;
         }
+        begin = end;
     }
     out
 }
@@ -643,6 +654,94 @@ mod tests {
         assert!(folded.contains("'Courier New'"), "{folded}");
         let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join("");
         assert_eq!(words(&folded), words(&long), "only whitespace moved");
+    }
+
+    /// The folding as first written: each line searched for its tags.
+    fn fold_markup_line_by_line(html: &str) -> String {
+        const WIDTH: usize = 72;
+        let mut out = String::with_capacity(html.len() + html.len() / 32);
+        let mut in_pre = false;
+        for line in lines_with_ends(html) {
+            if in_pre || line.len() <= WIDTH {
+                out.push_str(line);
+            } else {
+                // A cut keeps the line up to its first index and goes on from its
+                // second: a space is replaced by the break, a `;` is kept.
+                let (mut start, mut cut) = (0, None);
+                let (mut in_tag, mut value, mut css_string) = (false, None, false);
+                for (at, byte) in line.bytes().enumerate() {
+                    if at + 1 - start > WIDTH {
+                        if let Some((end, next)) = cut.take() {
+                            out.push_str(&line[start..end]);
+                            out.push('\n');
+                            start = next;
+                        }
+                    }
+                    let in_css = value == Some(true) && !css_string;
+                    match (byte, value) {
+                        (b'<', None) => in_tag = true,
+                        (b'>', None) => in_tag = false,
+                        (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
+                        (b'"', Some(_)) => (value, css_string) = (None, false),
+                        (b'\'', Some(true)) => css_string = !css_string,
+                        (b' ', None) => cut = Some((at, at + 1)),
+                        (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
+                        (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
+                        _ => {}
+                    }
+                }
+                out.push_str(&line[start..]);
+            }
+            // Tags found from their `<` (memchr), not by a substring
+            // search set up afresh for each of a long log's hundreds of lines.
+            let tags = || memchr::memchr_iter(b'<', line.as_bytes()).map(|at| &line[at..]);
+            if tags().any(|tag| tag.starts_with("<pre")) {
+                in_pre = true;
+            }
+            if tags().any(|tag| tag.starts_with("</pre>")) {
+                in_pre = false;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pre_blocks_are_found_as_each_lines_tags_found_them() {
+        let long = format!(
+            "<p style=\"{}\">{}</p>",
+            "color:#222;".repeat(9),
+            "word ".repeat(20)
+        );
+        let mut sheet = Sheet::new(
+            Ruleset::SuperWari.rules(),
+            crate::sheet::Players::named("Alice", "Bob"),
+        );
+        for pit in ["a", "d", "h", "b"] {
+            sheet
+                .play(&crate::sheet::parse_sowings(pit).unwrap())
+                .unwrap();
+        }
+        let drawn = Drawn::new(&sheet);
+        let texts = [
+            String::new(),
+            format!("{long}\n<pre>\n{long}\n</pre>\n{long}\n"),
+            format!("<pre>{long}</pre>\n{long}\n<pre>\n{long}\n"),
+            format!("x</pre> <pre>\n{long}\n</pre>\n{long}"),
+            format!("<prefix>\n{long}\n</pre><pre>\n{long}\n"),
+            format!("{long}</pre>\n{long}\n<pre>{long}</pre><pre>\n{long}"),
+            drawn.html().to_string(),
+            html_of(
+                &format!("Hello\n\n{}\n> quoted\n", drawn.text),
+                Some(&drawn),
+            ),
+        ];
+        for text in &texts {
+            assert_eq!(
+                fold_markup(text),
+                fold_markup_line_by_line(text),
+                "{text:?}"
+            );
+        }
     }
 
     /// The part as it was drawn before its pieces were folded one by one:

@@ -160,14 +160,16 @@ fn log(sheet: &Sheet) -> String {
         escape(sheet.name(first)),
         escape(sheet.name(first.other()))
     );
-    for (line, pair) in log_turns(&sheet.game).chunks(2).enumerate() {
-        let cell = |i: usize| pair.get(i).map_or(String::new(), |t| escape(t));
+    let turns = log_turns(&sheet.game);
+    for line in 0..turns.len().div_ceil(2) {
+        // A turn is letters, `-` and `?`: nothing to escape.
+        let cell = |turn: usize| turns.get(turn).unwrap_or("");
         let _ = writeln!(
             out,
             "<tr><td>{}.</td><td>{}</td><td>{}</td></tr>",
             line + 1,
-            cell(0),
-            cell(1)
+            cell(2 * line),
+            cell(2 * line + 1)
         );
     }
     out.push_str("</table>\n");

@@ -91,27 +91,65 @@ pub(super) fn write_grid(
 
 /// The turns of the log, each a list of sowings; a turn still waiting for a
 /// bonus sowing ends in `?`, and the move awaited is a lone `?`.
-pub(super) fn log_turns(game: &Game) -> Vec<String> {
-    // Written straight from the sowings, a string a turn: each sheet and
-    // each HTML log draws this, and going through `turns_of` and a string a
-    // pit cost several allocations a sowing.
-    let mut turns: Vec<(Side, String)> = Vec::with_capacity(game.sowings().len());
+pub(super) fn log_turns(game: &Game) -> LogTurns {
+    // Written straight from the sowings into one string: each sheet and
+    // each HTML log draws this, and a string a turn (or a pit) cost an
+    // allocation or more a sowing.
+    let mut turns = LogTurns {
+        text: String::with_capacity(2 * game.sowings().len() + 2),
+        ends: Vec::with_capacity(game.sowings().len() + 1),
+    };
+    let mut last = None;
     for sowing in game.sowings() {
-        match turns.last_mut() {
-            Some((side, text)) if *side == sowing.side => {
-                text.push('-');
-                text.push(sowing.pit.letter());
-            }
-            _ => turns.push((sowing.side, String::from(sowing.pit.letter()))),
+        if last == Some(sowing.side) {
+            turns.text.push('-');
+        } else {
+            turns.begin_turn();
         }
+        turns.text.push(sowing.pit.letter());
+        last = Some(sowing.side);
     }
     if let Some(side) = game.to_move() {
-        match turns.last_mut() {
-            Some((last, text)) if *last == side => text.push_str("-?"),
-            _ => turns.push((side, "?".to_string())),
+        if last == Some(side) {
+            turns.text.push('-');
+        } else {
+            turns.begin_turn();
+        }
+        turns.text.push('?');
+    }
+    turns.begin_turn();
+    turns
+}
+
+/// The log's turns as written (`c`, `f-b`, `?`), the first mover's first.
+pub(super) struct LogTurns {
+    text: String,
+    /// Where each turn ends in `text`; each starts where the one before
+    /// ends.
+    ends: Vec<usize>,
+}
+
+impl LogTurns {
+    /// Ends the turn being written, if any (every turn writes something).
+    fn begin_turn(&mut self) {
+        if self.ends.last().copied().unwrap_or(0) < self.text.len() {
+            self.ends.push(self.text.len());
         }
     }
-    turns.into_iter().map(|(_, text)| text).collect()
+
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(super) fn get(&self, turn: usize) -> Option<&str> {
+        let end = *self.ends.get(turn)?;
+        let start = if turn == 0 { 0 } else { self.ends[turn - 1] };
+        Some(&self.text[start..end])
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).filter_map(|turn| self.get(turn))
+    }
 }
 
 /// Lines of the log shown even when empty, as in the broadcast.
@@ -137,17 +175,26 @@ fn write_log(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     } else {
         lines.max(LOG_LINES_SHOWN)
     };
+    // One line's buffer for the whole log: a long game's log is hundreds
+    // of lines, each once three strings.
+    let mut text = String::with_capacity(second_column + 16);
+    let pad_to = |text: &mut String, column: usize| {
+        let pad = column.saturating_sub(text.chars().count());
+        text.extend(std::iter::repeat_n(' ', pad));
+    };
     for line in 0..lines_shown {
-        let mut text = format!("{:<6}", format!("{}.", line + 1));
+        text.clear();
+        write!(text, "{}.", line + 1)?;
+        pad_to(&mut text, 6);
         if let Some(turn) = turns.get(2 * line) {
             text.push_str(turn);
         }
         if let Some(turn) = turns.get(2 * line + 1) {
-            let pad = second_column.saturating_sub(text.chars().count());
-            text.push_str(&" ".repeat(pad));
+            pad_to(&mut text, second_column);
             text.push_str(turn);
         }
-        writeln!(out, "{}", text.trim_end())?;
+        out.write_str(text.trim_end())?;
+        out.write_char('\n')?;
     }
     Ok(())
 }

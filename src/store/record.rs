@@ -403,20 +403,18 @@ impl GameRecord {
     /// Records the turns of `game` beyond those already stored (and a
     /// turn grown by bonus sowings).
     pub fn set_turns(&mut self, game: &Game, now: u64) {
-        let mut turns: Vec<(Side, Vec<Pit>)> = Vec::new();
-        for sowing in game.sowings() {
-            match turns.last_mut() {
-                Some((side, pits)) if *side == sowing.side => pits.push(sowing.pit),
-                _ => turns.push((sowing.side, vec![sowing.pit])),
-            }
-        }
-        for (i, (side, sowings)) in turns.into_iter().enumerate() {
+        // Each turn compared where it stands, a new list made only for a
+        // turn that changed: a long game's every move would otherwise
+        // rebuild all of its turns.
+        let turns = game.sowings().chunk_by(|a, b| a.side == b.side);
+        for (i, sowings) in turns.enumerate() {
+            let pits = sowings.iter().map(|s| s.pit);
             match self.turns.get_mut(i) {
-                Some(turn) if turn.sowings == sowings => continue,
-                Some(turn) => turn.sowings = sowings,
+                Some(turn) if turn.sowings.iter().copied().eq(pits.clone()) => continue,
+                Some(turn) => turn.sowings = pits.collect(),
                 None => self.turns.push(Turn {
-                    side,
-                    sowings,
+                    side: sowings[0].side,
+                    sowings: pits.collect(),
                     time: now,
                 }),
             }
