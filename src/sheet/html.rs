@@ -22,15 +22,23 @@ const LAST: &str = "background-color:#ffe08a;font-weight:bold";
 /// `text` with `&`, `<`, `>` and `"` escaped.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
+    // Copied a run at a time between the characters to escape: a sheet's
+    // text has few or none.
+    let mut rest = text;
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| matches!(b, b'&' | b'<' | b'>' | b'"'))
+    {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            _ => "&quot;",
+        });
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -181,6 +189,16 @@ mod tests {
     use super::*;
     use crate::engine::Ruleset;
     use crate::sheet::{parse_sowings, Players};
+
+    #[test]
+    fn escaping_replaces_the_four_and_keeps_the_rest() {
+        assert_eq!(escape(""), "");
+        assert_eq!(escape("caf\u{e9} | 4 |"), "caf\u{e9} | 4 |");
+        assert_eq!(
+            escape("<a href=\"x\">&amp;</a>\u{e9}>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;amp;&lt;/a&gt;\u{e9}&gt;"
+        );
+    }
 
     #[test]
     fn the_board_has_every_pit_under_its_letter_and_marks_the_last_sowing() {
