@@ -1,5 +1,6 @@
 //! What the user typed, as clap reads it. Each doc comment is the help text.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -364,23 +365,104 @@ impl Args {
     /// The command line: a plain `mancala mail ...` by the parser of its
     /// arguments alone, anything else (or anything it refuses) by the whole.
     pub fn read() -> Args {
-        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let argv: Vec<OsString> = std::env::args_os().collect();
         Args::mail_only(&argv).unwrap_or_else(|| Args::parse_from(argv))
     }
 
     /// `argv` read as `mancala mail ...` by the parser of its arguments
     /// alone; `None` when it is not that, or that parser refuses it.
-    fn mail_only(argv: &[std::ffi::OsString]) -> Option<Args> {
+    fn mail_only(argv: &[OsString]) -> Option<Args> {
         let (program, rest) = argv.split_first()?;
         let (command, rest) = rest.split_first()?;
         if command != "mail" {
             return None;
         }
-        let only = MailOnly::try_parse_from(std::iter::once(program).chain(rest)).ok()?;
+        let mail = match mail_by_hand(rest, |name| std::env::var_os(name)) {
+            Some(mail) => mail,
+            None => {
+                MailOnly::try_parse_from(std::iter::once(program).chain(rest))
+                    .ok()?
+                    .mail
+            }
+        };
         Some(Args {
-            command: Command::Mail(only.mail),
+            command: Command::Mail(mail),
         })
     }
+}
+
+/// `mancala mail` with the referee's own flags only, as an MTA's command
+/// line has them, read without clap: building even this one command, and
+/// paging its code in, was a twentieth of a hosted move. Whatever is not
+/// plainly that (another flag, a flag twice, a value that does not read or
+/// starts with `-`, an environment variable set but empty, `--store` with
+/// `--no-store`) is left to clap, which reads it as ever. `env` is the
+/// environment.
+fn mail_by_hand(rest: &[OsString], env: impl Fn(&str) -> Option<OsString>) -> Option<MailArgs> {
+    let (mut send, mut from, mut max_size, mut store) = (None, None, None, None);
+    let mut no_store = false;
+    let mut args = rest.iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.to_str()?;
+        if arg == "--no-store" {
+            if std::mem::replace(&mut no_store, true) {
+                return None;
+            }
+            continue;
+        }
+        let (name, value) = match arg.split_once('=') {
+            Some((name, value)) => (name, OsString::from(value)),
+            None => (arg, args.next()?.clone()),
+        };
+        if value.is_empty() || value.as_encoded_bytes().starts_with(b"-") {
+            return None;
+        }
+        let slot = match name {
+            "--send" => &mut send,
+            "--from" => &mut from,
+            "--max-size" => &mut max_size,
+            "--store" => &mut store,
+            _ => return None,
+        };
+        if slot.replace(value).is_some() {
+            return None;
+        }
+    }
+    // A flag not given is read from its variable, as clap's `env` does.
+    let or_env = |slot: Option<OsString>, name: &str| match slot.or_else(|| env(name)) {
+        Some(value) if value.is_empty() => Err(()),
+        value => Ok(value),
+    };
+    let send = or_env(send, "MANCALA_SEND").ok()?;
+    let from = or_env(from, "MANCALA_FROM").ok()?;
+    let store = or_env(store, "MANCALA_STORE").ok()?;
+    if no_store && store.is_some() {
+        return None;
+    }
+    let text = |value: Option<OsString>, default: &str| {
+        value.map_or(Some(default.to_string()), |v| v.into_string().ok())
+    };
+    let max_size = match max_size {
+        None => 1_000_000,
+        Some(size) => {
+            let size = size.into_string().ok()?;
+            if !size.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            size.parse().ok()?
+        }
+    };
+    Some(MailArgs {
+        referee: RefereeArgs {
+            send: text(send, "stdout")?.parse().ok()?,
+            from: text(from, "referee@localhost")?,
+            max_size,
+            store: store.map(PathBuf::from),
+            no_store,
+        },
+        owner: None,
+        filter: false,
+    })
 }
 
 /// How a referee of mail is set up: `mail` and `maildir` share these.
@@ -532,6 +614,65 @@ mod tests {
             let whole = Args::try_parse_from(argv(args)).unwrap();
             assert_eq!(format!("{fast:?}"), format!("{whole:?}"), "{args:?}");
         }
+        // Read by hand, as clap reads them (the environment as it is).
+        for args in [
+            &["mail"][..],
+            &["mail", "--from", "referee@x.example", "--store", "games"],
+            &["mail", "--store=games", "--from=referee@x.example"],
+            &["mail", "--no-store", "--send", "smtp://127.0.0.1:2525"],
+            &["mail", "--max-size=5000", "--send", "dir:out"],
+            &[
+                "mail",
+                "--max-size",
+                "0",
+                "--send=sendmail:/usr/sbin/sendmail",
+            ],
+        ] {
+            let rest = &argv(args)[2..];
+            let by_hand = mail_by_hand(rest, |name| std::env::var_os(name)).expect("read by hand");
+            let whole = Args::try_parse_from(argv(args)).unwrap();
+            let Command::Mail(whole) = whole.command else {
+                panic!("{args:?}")
+            };
+            assert_eq!(format!("{by_hand:?}"), format!("{whole:?}"), "{args:?}");
+        }
+        // Left to clap: anything not plainly the referee's flags.
+        let none = |_: &str| None;
+        for args in [
+            &["mail", "--help"][..],
+            &["mail", "--owner", "b@x.example", "--filter"],
+            &["mail", "--from", "a@x.example", "--from", "b@x.example"],
+            &["mail", "--no-store", "--no-store"],
+            &["mail", "--store", "s", "--no-store"],
+            &["mail", "--from"],
+            &["mail", "--from", "--store"],
+            &["mail", "--from="],
+            &["mail", "--send", "pigeon"],
+            &["mail", "--max-size", "+5"],
+            &["mail", "--max-size", "5k"],
+            &["mail", "extra"],
+            &["mail", "-s"],
+        ] {
+            assert!(mail_by_hand(&argv(args)[2..], none).is_none(), "{args:?}");
+        }
+        // The variables stand in for flags not given, as clap's `env`.
+        let env = |name: &str| match name {
+            "MANCALA_FROM" => Some("ref@env.example".into()),
+            "MANCALA_STORE" => Some("/srv/games".into()),
+            _ => None,
+        };
+        let mail = mail_by_hand(&argv(&["mail"])[2..], env).unwrap();
+        assert_eq!(mail.referee.from, "ref@env.example");
+        assert_eq!(mail.referee.store, Some(PathBuf::from("/srv/games")));
+        assert_eq!(mail.referee.send, Transport::Stdout);
+        let mail = mail_by_hand(&argv(&["mail", "--from", "a@x.example"])[2..], env).unwrap();
+        assert_eq!(
+            mail.referee.from, "a@x.example",
+            "a flag beats its variable"
+        );
+        assert!(mail_by_hand(&argv(&["mail", "--no-store"])[2..], env).is_none());
+        let empty = |name: &str| (name == "MANCALA_SEND").then(OsString::new);
+        assert!(mail_by_hand(&argv(&["mail"])[2..], empty).is_none());
         // What it refuses goes to the whole parser: its help, its errors.
         for args in [
             &["mail", "--help"][..],
