@@ -1,4 +1,5 @@
-//! What the user typed, as clap reads it. Each doc comment is the help text.
+//! What the user typed, as clap reads it (and `mancala mail`'s own flags
+//! by hand, as clap would). Each doc comment is the help text.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -362,8 +363,9 @@ struct MailOnly {
 }
 
 impl Args {
-    /// The command line: a plain `mancala mail ...` by the parser of its
-    /// arguments alone, anything else (or anything it refuses) by the whole.
+    /// The command line: a plain `mancala mail ...` read by hand or by the
+    /// parser of its arguments alone, anything else (or anything they
+    /// refuse) by the whole.
     pub fn read() -> Args {
         let argv: Vec<OsString> = std::env::args_os().collect();
         Args::mail_only(&argv).unwrap_or_else(|| Args::parse_from(argv))
@@ -554,8 +556,18 @@ mod tests {
         assert!(err.to_string().contains("not a side"), "{err}");
     }
 
+    /// The defaults are what these tests read: the referee's variables,
+    /// if the shell running the tests has them, are taken away first
+    /// (std's lock on the environment orders this with the other tests').
+    fn without_referee_variables() {
+        for name in ["MANCALA_SEND", "MANCALA_FROM", "MANCALA_STORE"] {
+            std::env::remove_var(name);
+        }
+    }
+
     #[test]
     fn mail_defaults_to_mbox_on_stdout() {
+        without_referee_variables();
         let args = Args::try_parse_from(["mancala", "mail"]).unwrap();
         match args.command {
             Command::Mail(MailArgs { referee, .. }) => {
@@ -594,6 +606,7 @@ mod tests {
 
     #[test]
     fn mail_alone_reads_as_the_whole_parser_does() {
+        without_referee_variables();
         let argv = |args: &[&str]| -> Vec<std::ffi::OsString> {
             ["mancala"].iter().chain(args).map(Into::into).collect()
         };

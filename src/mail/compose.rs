@@ -656,12 +656,13 @@ mod tests {
         assert_eq!(words(&folded), words(&long), "only whitespace moved");
     }
 
-    /// The folding as first written: each line searched for its tags.
+    /// The folding as first written: each line split off by
+    /// `split_inclusive` and searched for its tags.
     fn fold_markup_line_by_line(html: &str) -> String {
         const WIDTH: usize = 72;
         let mut out = String::with_capacity(html.len() + html.len() / 32);
         let mut in_pre = false;
-        for line in lines_with_ends(html) {
+        for line in html.split_inclusive('\n') {
             if in_pre || line.len() <= WIDTH {
                 out.push_str(line);
             } else {
@@ -692,9 +693,9 @@ mod tests {
                 }
                 out.push_str(&line[start..]);
             }
-            // Tags found from their `<` (memchr), not by a substring
+            // Tags found from their `<` (a byte search), not by a substring
             // search set up afresh for each of a long log's hundreds of lines.
-            let tags = || memchr::memchr_iter(b'<', line.as_bytes()).map(|at| &line[at..]);
+            let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
             if tags().any(|tag| tag.starts_with("<pre")) {
                 in_pre = true;
             }

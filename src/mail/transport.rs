@@ -137,15 +137,9 @@ fn mailbox(name: Option<&str>, address: &str) -> Result<LettreMailbox, SendError
 /// When an address cannot be used.
 pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Message, SendError> {
     let own = mailbox(Some(&referee.name), &referee.address)?;
-    let to = mailbox(out.to.name.as_deref(), &out.to.address)?;
-    // The envelope given, not read back by lettre from the headers it
-    // has just written (a parse of both addresses again).
-    let envelope = lettre::address::Envelope::new(Some(own.email.clone()), vec![to.email.clone()])
-        .map_err(permanent)?;
     let mut builder = Message::builder()
-        .envelope(envelope)
         .from(own)
-        .to(to)
+        .to(mailbox(out.to.name.as_deref(), &out.to.address)?)
         .subject(super::text::clean_text(&out.subject))
         .date(now)
         .message_id(Some(angle(&out.message_id)))
