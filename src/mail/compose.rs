@@ -215,7 +215,6 @@ fn find_sheet(text: &str, sheet: &str) -> Option<usize> {
 /// a space in text or between attributes, and in a `style` at a space or
 /// after a `;` (not in a CSS string). `<pre>` lines are left as they are.
 fn fold_markup(html: &str) -> String {
-    const WIDTH: usize = 72;
     let mut out = String::with_capacity(html.len() + html.len() / 32);
     let mut in_pre = false;
     // Where `<pre` and `</pre>` stand, found once over the whole markup:
@@ -224,35 +223,10 @@ fn fold_markup(html: &str) -> String {
     let mut closes = memchr::memmem::find_iter(html.as_bytes(), "</pre>").peekable();
     let mut begin = 0;
     for line in lines_with_ends(html) {
-        if in_pre || line.len() <= WIDTH {
+        if in_pre {
             out.push_str(line);
         } else {
-            // A cut keeps the line up to its first index and goes on from its
-            // second: a space is replaced by the break, a `;` is kept.
-            let (mut start, mut cut) = (0, None);
-            let (mut in_tag, mut value, mut css_string) = (false, None, false);
-            for (at, byte) in line.bytes().enumerate() {
-                if at + 1 - start > WIDTH {
-                    if let Some((end, next)) = cut.take() {
-                        out.push_str(&line[start..end]);
-                        out.push('\n');
-                        start = next;
-                    }
-                }
-                let in_css = value == Some(true) && !css_string;
-                match (byte, value) {
-                    (b'<', None) => in_tag = true,
-                    (b'>', None) => in_tag = false,
-                    (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
-                    (b'"', Some(_)) => (value, css_string) = (None, false),
-                    (b'\'', Some(true)) => css_string = !css_string,
-                    (b' ', None) => cut = Some((at, at + 1)),
-                    (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
-                    (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
-                    _ => {}
-                }
-            }
-            out.push_str(&line[start..]);
+            fold_line(&mut out, line);
         }
         let end = begin + line.len();
         let within = |found: &mut std::iter::Peekable<memchr::memmem::FindIter>| {
@@ -271,6 +245,41 @@ fn fold_markup(html: &str) -> String {
         begin = end;
     }
     out
+}
+
+/// One line of markup (with its newline, if any) folded under 73 bytes.
+fn fold_line(out: &mut String, line: &str) {
+    const WIDTH: usize = 72;
+    if line.len() <= WIDTH {
+        out.push_str(line);
+        return;
+    }
+    // A cut keeps the line up to its first index and goes on from its
+    // second: a space is replaced by the break, a `;` is kept.
+    let (mut start, mut cut) = (0, None);
+    let (mut in_tag, mut value, mut css_string) = (false, None, false);
+    for (at, byte) in line.bytes().enumerate() {
+        if at + 1 - start > WIDTH {
+            if let Some((end, next)) = cut.take() {
+                out.push_str(&line[start..end]);
+                out.push('\n');
+                start = next;
+            }
+        }
+        let in_css = value == Some(true) && !css_string;
+        match (byte, value) {
+            (b'<', None) => in_tag = true,
+            (b'>', None) => in_tag = false,
+            (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
+            (b'"', Some(_)) => (value, css_string) = (None, false),
+            (b'\'', Some(true)) => css_string = !css_string,
+            (b' ', None) => cut = Some((at, at + 1)),
+            (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
+            (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
+            _ => {}
+        }
+    }
+    out.push_str(&line[start..]);
 }
 
 /// `text.split_inclusive('\n')`, the line ends found by `memchr`: the
@@ -657,44 +666,17 @@ mod tests {
     }
 
     /// The folding as first written: each line split off by
-    /// `split_inclusive` and searched for its tags.
+    /// `split_inclusive` and searched for its tags (the cuts within a line
+    /// are [`fold_line`]'s, unchanged).
     fn fold_markup_line_by_line(html: &str) -> String {
-        const WIDTH: usize = 72;
-        let mut out = String::with_capacity(html.len() + html.len() / 32);
+        let mut out = String::new();
         let mut in_pre = false;
         for line in html.split_inclusive('\n') {
-            if in_pre || line.len() <= WIDTH {
+            if in_pre {
                 out.push_str(line);
             } else {
-                // A cut keeps the line up to its first index and goes on from its
-                // second: a space is replaced by the break, a `;` is kept.
-                let (mut start, mut cut) = (0, None);
-                let (mut in_tag, mut value, mut css_string) = (false, None, false);
-                for (at, byte) in line.bytes().enumerate() {
-                    if at + 1 - start > WIDTH {
-                        if let Some((end, next)) = cut.take() {
-                            out.push_str(&line[start..end]);
-                            out.push('\n');
-                            start = next;
-                        }
-                    }
-                    let in_css = value == Some(true) && !css_string;
-                    match (byte, value) {
-                        (b'<', None) => in_tag = true,
-                        (b'>', None) => in_tag = false,
-                        (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
-                        (b'"', Some(_)) => (value, css_string) = (None, false),
-                        (b'\'', Some(true)) => css_string = !css_string,
-                        (b' ', None) => cut = Some((at, at + 1)),
-                        (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
-                        (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
-                        _ => {}
-                    }
-                }
-                out.push_str(&line[start..]);
+                fold_line(&mut out, line);
             }
-            // Tags found from their `<` (a byte search), not by a substring
-            // search set up afresh for each of a long log's hundreds of lines.
             let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
             if tags().any(|tag| tag.starts_with("<pre")) {
                 in_pre = true;
