@@ -82,6 +82,12 @@ impl Game {
         &self.sowings
     }
 
+    /// The turns so far: each side's sowings in a row, bonus sowings
+    /// included.
+    pub fn turns(&self) -> impl Iterator<Item = &[PlayedSowing]> {
+        self.sowings.chunk_by(|a, b| a.side == b.side)
+    }
+
     /// Sowings played so far.
     pub fn ply(&self) -> usize {
         self.sowings.len()

@@ -282,9 +282,10 @@ fn fold_line(out: &mut String, line: &str) {
     out.push_str(&line[start..]);
 }
 
-/// `text.split_inclusive('\n')`, the line ends found by `memchr`: the
-/// markup of a long game's log is hundreds of short lines.
-fn lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
+/// `text.split_inclusive('\n')`, the line ends found by `memchr`: a long
+/// game's mail is hundreds of short lines, and std's search, set up afresh
+/// for each, cost more than the copying.
+pub(super) fn lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
     let (mut start, mut ends) = (0, memchr::memchr_iter(b'\n', text.as_bytes()));
     std::iter::from_fn(move || {
         let end = match ends.next() {

@@ -13,7 +13,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
 
-use super::compose::Outgoing;
+use super::compose::{lines_with_ends, Outgoing};
 use super::delivery::{Postman, SendError};
 use super::Identity;
 
@@ -186,16 +186,18 @@ fn body(text: &str) -> Body {
     // byte: a span of 76 or more from one LF to the next (the first from
     // the start), or from the last to the end.
     let (mut last_lf, mut too_long) = (0, false);
-    let mut start = 0;
-    for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        crlf.push_str(text[start..at].trim_end_matches('\r'));
-        crlf.push_str("\r\n");
-        let lf = crlf.len() - 1;
-        too_long |= lf - last_lf >= 76;
-        last_lf = lf;
-        start = at + 1;
+    for line in lines_with_ends(text) {
+        match line.strip_suffix('\n') {
+            Some(line) => {
+                crlf.push_str(line.trim_end_matches('\r'));
+                crlf.push_str("\r\n");
+                let lf = crlf.len() - 1;
+                too_long |= lf - last_lf >= 76;
+                last_lf = lf;
+            }
+            None => crlf.push_str(line),
+        }
     }
-    crlf.push_str(&text[start..]);
     too_long |= crlf.len() - last_lf >= 76;
     // What lettre's `new_with_encoding(_, EightBit)` accepts (UTF-8, as a
     // String is, and no line too long) handed over as it is: lettre would

@@ -150,14 +150,9 @@ impl Sheet {
 
 /// The game's turns: each side's sowings in a row, bonus sowings included.
 pub fn turns_of(game: &Game) -> Vec<(Side, Vec<Pit>)> {
-    let mut turns: Vec<(Side, Vec<Pit>)> = Vec::new();
-    for sowing in game.sowings() {
-        match turns.last_mut() {
-            Some((side, pits)) if *side == sowing.side => pits.push(sowing.pit),
-            _ => turns.push((sowing.side, vec![sowing.pit])),
-        }
-    }
-    turns
+    game.turns()
+        .map(|turn| (turn[0].side, turn.iter().map(|s| s.pit).collect()))
+        .collect()
 }
 
 /// Reads a move as players write it: pits separated by `-`, `,` or blanks

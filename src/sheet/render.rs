@@ -99,25 +99,24 @@ pub(super) fn log_turns(game: &Game) -> LogTurns {
         text: String::with_capacity(2 * game.sowings().len() + 2),
         ends: Vec::with_capacity(game.sowings().len() + 1),
     };
-    let mut last = None;
-    for sowing in game.sowings() {
-        if last == Some(sowing.side) {
-            turns.text.push('-');
-        } else {
-            turns.begin_turn();
+    for turn in game.turns() {
+        for (i, sowing) in turn.iter().enumerate() {
+            if i > 0 {
+                turns.text.push('-');
+            }
+            turns.text.push(sowing.pit.letter());
         }
-        turns.text.push(sowing.pit.letter());
-        last = Some(sowing.side);
+        turns.ends.push(turns.text.len());
     }
     if let Some(side) = game.to_move() {
-        if last == Some(side) {
+        // A bonus sowing awaited goes on the turn it belongs to.
+        if game.sowings().last().map(|s| s.side) == Some(side) {
+            turns.ends.pop();
             turns.text.push('-');
-        } else {
-            turns.begin_turn();
         }
         turns.text.push('?');
+        turns.ends.push(turns.text.len());
     }
-    turns.begin_turn();
     turns
 }
 
@@ -130,13 +129,6 @@ pub(super) struct LogTurns {
 }
 
 impl LogTurns {
-    /// Ends the turn being written, if any (every turn writes something).
-    fn begin_turn(&mut self) {
-        if self.ends.last().copied().unwrap_or(0) < self.text.len() {
-            self.ends.push(self.text.len());
-        }
-    }
-
     pub(super) fn len(&self) -> usize {
         self.ends.len()
     }

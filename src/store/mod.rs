@@ -354,8 +354,7 @@ fn write_record<T: Serialize>(
     folder: Folder,
 ) -> Result<(), StoreError> {
     // Room for a game with the replies it owes from the start: grown from
-    // serde_json's 128 bytes, the buffer was copied nine times and left
-    // twice its size in fresh pages behind it.
+    // serde_json's 128 bytes, the buffer was copied nine times.
     let mut text = Vec::with_capacity(64 * 1024);
     serde_json::to_writer(&mut text, record).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),

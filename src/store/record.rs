@@ -406,8 +406,7 @@ impl GameRecord {
         // Each turn compared where it stands, a new list made only for a
         // turn that changed: a long game's every move would otherwise
         // rebuild all of its turns.
-        let turns = game.sowings().chunk_by(|a, b| a.side == b.side);
-        for (i, sowings) in turns.enumerate() {
+        for (i, sowings) in game.turns().enumerate() {
             let pits = sowings.iter().map(|s| s.pit);
             match self.turns.get_mut(i) {
                 Some(turn) if turn.sowings.iter().copied().eq(pits.clone()) => continue,
