@@ -8,7 +8,6 @@ mod solve;
 
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
 pub use args::Args;
 
@@ -62,7 +61,8 @@ impl Failure {
 
 pub type CliResult = Result<(), Failure>;
 
-pub fn main() -> ExitCode {
+/// Runs the command line; returns the exit code.
+pub fn main() -> i32 {
     let args = Args::read();
     // A bug must never lose a player's mail: a panic in the mail command
     // exits 75, so the MTA keeps the mail and tries again later.
@@ -78,11 +78,11 @@ pub fn main() -> ExitCode {
         })
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(failure) => {
             // A closed pipe (`mancala ... | head`) is not worth a message.
             let _ = writeln!(io::stderr(), "mancala: {}", failure.message);
-            ExitCode::from(failure.code)
+            i32::from(failure.code)
         }
     }
 }
