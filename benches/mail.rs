@@ -5,6 +5,8 @@
 //! hosted referee: the same move by key into a store (each run on a fresh
 //! copy of it), whose two durable writes (the move with its replies, then
 //! the replies marked sent) are timed apart as the disk's sync cost.
+//! `MANCALA_BENCH_KEEP=1` keeps the store and both mails (`mail.eml`, the
+//! hosted move; `storeless.eml`) and prints where.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -19,7 +21,15 @@ use mancala::sheet::{Players, Sheet};
 use mancala::store::Store;
 
 const SOWINGS: usize = 150;
-const RUNS: usize = 300;
+
+/// Runs of each timing: 300, or `MANCALA_BENCH_RUNS` (benches/hot-functions.sh
+/// needs only the files that `MANCALA_BENCH_KEEP` keeps).
+fn runs() -> usize {
+    std::env::var("MANCALA_BENCH_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .unwrap_or(300)
+}
 
 /// A Super-Wari game 150 sowings long and not over, with addresses.
 fn long_game() -> Sheet {
@@ -118,7 +128,7 @@ fn main() {
     );
 
     let (mut referee, mut truth, mut peak) = (Vec::new(), Vec::new(), 0);
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         // Side by side, interleaved, so both see the same machine.
         let (t, rss) = run(
             bin,
@@ -132,8 +142,9 @@ fn main() {
     let (referee, truth) = (median(referee), median(truth));
     let ratio = referee.as_secs_f64() / truth.as_secs_f64();
     println!(
-        "mail of {} bytes, game of {SOWINGS} sowings, median of {RUNS} runs",
-        mail.len()
+        "mail of {} bytes, game of {SOWINGS} sowings, median of {} runs",
+        mail.len(),
+        runs()
     );
     println!(
         "mancala mail --send stdout: {:>8.3} ms",
@@ -148,7 +159,7 @@ fn main() {
         peak as f64 / 1024.0
     );
     assert!(peak < 10 * 1024, "peak memory {peak} KiB");
-    let hosted_ok = hosted(bin, &sheet);
+    let hosted_ok = hosted(bin, &sheet, &mail);
     if ratio > 2.0 || !hosted_ok {
         eprintln!("over the time target");
         std::process::exit(1);
@@ -170,7 +181,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 
 /// The hosted referee on the same game: one move by key. True when within
 /// twice `/bin/true` plus its two syncs.
-fn hosted(bin: &str, sheet: &Sheet) -> bool {
+fn hosted(bin: &str, sheet: &Sheet, storeless_mail: &str) -> bool {
     const REFEREE: &str = "referee@referee.example";
     let base = std::env::temp_dir().join(format!("mancala-bench-{}", std::process::id()));
     let store_dir = base.join("store");
@@ -231,7 +242,7 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
     );
     let (mut times, mut truth) = (Vec::new(), Vec::new());
     let (mut durable, mut noted) = (Vec::new(), Vec::new());
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         copy_dir(&store_dir, &work);
         times.push(run(bin, &args, mail.as_bytes()).0);
         truth.push(run("/bin/true", &[], mail.as_bytes()).0);
@@ -248,8 +259,9 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
     let budget = truth * 2 + durable + noted;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "hosted move by key, game file of {owed_bytes} bytes with the replies owed, {} after, median of {RUNS} runs",
-        bytes.len()
+        "hosted move by key, game file of {owed_bytes} bytes with the replies owed, {} after, median of {} runs",
+        bytes.len(),
+        runs()
     );
     println!("mancala mail --store:       {:>8.3} ms", ms(hosted));
     println!("/bin/true:                  {:>8.3} ms", ms(truth));
@@ -263,6 +275,7 @@ fn hosted(bin: &str, sheet: &Sheet) -> bool {
     );
     if std::env::var_os("MANCALA_BENCH_KEEP").is_some() {
         std::fs::write(base.join("mail.eml"), &mail).unwrap();
+        std::fs::write(base.join("storeless.eml"), storeless_mail).unwrap();
         println!("kept: {}", base.display());
     } else {
         let _ = std::fs::remove_dir_all(&base);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Writes .cargo/hot-functions.txt: every function that the two mails of
+# benches/mail.rs run (a hosted move by key, a storeless mail), by their
+# symbol names. `cargo static` hands the list to the linker
+# (--symbol-ordering-file), which lays those functions side by side at the
+# start of the code, so that a mail touches a few dozen pages of code
+# rather than ones spread over all 4 MB of it: 32 page faults on its code
+# become 13.
+#
+# Run it after changing the code or the toolchain. A stale list costs only
+# speed: names it lacks are laid out as the linker would anyway, and names
+# no longer in the binary are ignored. Needs valgrind (callgrind names each
+# function run, the same on every run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v valgrind >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get -qq update &&
+        DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends valgrind >/dev/null
+fi
+
+# The very build the list is for: symbol names carry a hash of the profile.
+cargo static
+bin=target/x86_64-unknown-linux-gnu/static/mancala
+
+# The bench's store and mails, without its timings.
+kept=$(MANCALA_BENCH_KEEP=1 MANCALA_BENCH_RUNS=1 MANCALA_BIN=$bin cargo bench --bench mail |
+    sed -n 's/^kept: //p')
+[[ -d $kept ]] || { echo "hot-functions.sh: the bench kept no store" >&2; exit 1; }
+trap 'rm -rf "$kept"' EXIT
+
+profile() { # OUT ARGS...: callgrind's profile of one run, mail on stdin
+    local out=$1
+    shift
+    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$out" "$bin" "$@" >"$out.mbox" 2>/dev/null
+    grep -q "played" "$out.mbox" || { echo "hot-functions.sh: no move played by $*" >&2; exit 1; }
+}
+cp -a "$kept/store" "$kept/fresh"  # the move not yet played
+profile "$kept/hosted.cg" mail --from referee@referee.example --store "$kept/fresh" <"$kept/mail.eml"
+profile "$kept/storeless.cg" mail --no-store --from referee@referee.example <"$kept/storeless.eml"
+
+# Callgrind names a function once, at its first line `fn=(N) NAME` or
+# `cfn=(N) NAME`; `'2` and on mark its recursive calls. Each name once, in
+# order of first appearance.
+sed -n -E "s/^c?fn=\([0-9]+\) ([^' ]+).*/\1/p" "$kept/hosted.cg" "$kept/storeless.cg" |
+    grep -v '^0x' | awk '!seen[$0]++' >.cargo/hot-functions.txt
+echo "hot-functions.sh: $(wc -l <.cargo/hot-functions.txt) functions in .cargo/hot-functions.txt"
+
+# Cargo does not watch the list: link again with it.
+touch src/main.rs
+cargo static
