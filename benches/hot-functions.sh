@@ -9,9 +9,12 @@
 #
 # Run it after changing the code or the toolchain. A stale list costs only
 # speed: names it lacks are laid out as the linker would anyway, and names
-# no longer in the binary are ignored. Needs valgrind (callgrind names each
-# function run, the same on every run).
+# no longer in the binary are ignored. `--check` (tests/run.sh) writes
+# nothing, and fails when the list lacks more than a tenth of the functions
+# the mails run now. Needs valgrind (callgrind names each function run, the
+# same on every run).
 set -euo pipefail
+check=${1:-}
 cd "$(dirname "$0")/.."
 
 if ! command -v valgrind >/dev/null; then
@@ -23,8 +26,9 @@ fi
 cargo static
 bin=target/x86_64-unknown-linux-gnu/static/mancala
 
-# The bench's store and mails, without its timings.
-kept=$(MANCALA_BENCH_KEEP=1 MANCALA_BENCH_RUNS=1 MANCALA_BIN=$bin cargo bench --bench mail |
+# The bench's store and mails; its timings of one run each mean nothing
+# (nor does its exit status).
+kept=$( (MANCALA_BENCH_KEEP=1 MANCALA_BENCH_RUNS=1 MANCALA_BIN=$bin cargo bench --bench mail || true) |
     sed -n 's/^kept: //p')
 [[ -d $kept ]] || { echo "hot-functions.sh: the bench kept no store" >&2; exit 1; }
 trap 'rm -rf "$kept"' EXIT
@@ -43,7 +47,19 @@ profile "$kept/storeless.cg" mail --no-store --from referee@referee.example <"$k
 # `cfn=(N) NAME`; `'2` and on mark its recursive calls. Each name once, in
 # order of first appearance.
 sed -n -E "s/^c?fn=\([0-9]+\) ([^' ]+).*/\1/p" "$kept/hosted.cg" "$kept/storeless.cg" |
-    grep -v '^0x' | awk '!seen[$0]++' >.cargo/hot-functions.txt
+    grep -v '^0x' | awk '!seen[$0]++' >"$kept/hot-functions.txt"
+
+if [[ $check == --check ]]; then
+    run=$(wc -l <"$kept/hot-functions.txt")
+    missing=$(grep -cvxFf .cargo/hot-functions.txt "$kept/hot-functions.txt" || true)
+    echo "hot-functions.sh: $missing of the $run functions the mails run are not in .cargo/hot-functions.txt"
+    if ((10 * missing > run)); then
+        echo "hot-functions.sh: the list is stale; run benches/hot-functions.sh and commit it" >&2
+        exit 1
+    fi
+    exit 0
+fi
+mv "$kept/hot-functions.txt" .cargo/hot-functions.txt
 echo "hot-functions.sh: $(wc -l <.cargo/hot-functions.txt) functions in .cargo/hot-functions.txt"
 
 # Cargo does not watch the list: link again with it.

@@ -45,3 +45,6 @@ tests/html/layout.sh "$bin"
 
 echo "== play at a terminal, under tmux"
 tests/e2e/play-tmux.sh "$bin"
+
+echo "== the static build: a mail played by it, and its list of the functions a mail runs still current"
+benches/hot-functions.sh --check
