@@ -4,38 +4,38 @@
 //! The referee runs as one process per mail, so its start is part of every
 //! mail's cost. std's own start adds a stack guard read from
 //! `/proc/self/maps` and a signal stack mapped and unmapped, about 80 µs of
-//! a 2 ms hosted move (README, Performance). So this program has its own C
-//! `main`, which does only the two things of std's start that it relies on.
-//! What it does without: the message std prints when the main thread
-//! overflows its stack. That process dies of a signal either way.
-#![cfg_attr(not(test), no_main)]
+//! a 2 ms hosted move (README, Performance). So on glibc's Linux, where std
+//! reads the arguments by itself (glibc hands them to `.init_array`), this
+//! program has its own C `main`, which does only the two things of std's
+//! start that it relies on. What it does without: the message std prints
+//! when the main thread overflows its stack. That process dies of a signal
+//! either way. Elsewhere std's start must read the arguments: the usual
+//! `main`.
+#![cfg_attr(all(not(test), target_os = "linux", target_env = "gnu"), no_main)]
 
 // A test build has the test harness's main instead, and uses the module
 // only for its tests.
 #[cfg_attr(test, allow(dead_code))]
 mod cli;
 
-#[cfg(not(test))]
-#[unsafe(no_mangle)]
-extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
-) -> std::ffi::c_int {
-    // std reads the arguments by itself (on Linux, from .init_array).
-    #[cfg(unix)]
-    start::as_std_does();
-    // A panic must not unwind out of a C function; cli::main catches those
-    // of the commands, this the rest, with std's code for a panicked main.
-    let code = std::panic::catch_unwind(cli::main).unwrap_or(101);
-    // std flushes standard output at exit; a C main must do it itself.
-    let _ = std::io::Write::flush(&mut std::io::stdout());
-    code
-}
-
-#[cfg(all(unix, not(test)))]
+#[cfg(all(not(test), target_os = "linux", target_env = "gnu"))]
 mod start {
+    use std::ffi::{c_char, c_int};
+
+    #[unsafe(no_mangle)]
+    extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
+        as_std_does();
+        // A panic must not unwind out of a C function; cli::main catches
+        // those of the commands, this the rest, with std's code for a
+        // panicked main.
+        let code = std::panic::catch_unwind(super::cli::main).unwrap_or(101);
+        // std flushes standard output at exit; a C main must do it itself.
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        code
+    }
+
     /// What std's start does that this program relies on.
-    pub fn as_std_does() {
+    fn as_std_does() {
         // SAFETY: plain system calls on the process's own state, before
         // any other thread exists.
         unsafe {
@@ -62,4 +62,9 @@ mod start {
             libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         }
     }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(u8::try_from(cli::main()).unwrap_or(1))
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it. Needs root for the end-to-end mail
 # tests (they install Postfix, procmail, swaks, mutt, s-nail, tmux, Dovecot,
-# isync, strace and Chromium with apt-get where missing) and Python 3 with
+# isync, strace, valgrind and Chromium with apt-get where missing) and Python 3 with
 # pip for the OpenSpiel cross-checks (Wari against its oware, Kalah against
 # its mancala).
 set -euo pipefail
