@@ -5,7 +5,7 @@
 # (--symbol-ordering-file), which lays those functions side by side at the
 # start of the code, so that a mail touches a few dozen pages of code
 # rather than ones spread over all 4 MB of it: 32 page faults on its code
-# become 13.
+# become 12.
 #
 # Run it after changing the code or the toolchain. A stale list costs only
 # speed: names it lacks are laid out as the linker would anyway, and names
@@ -15,6 +15,10 @@
 # same on every run).
 set -euo pipefail
 check=${1:-}
+if [[ -n $check && $check != --check ]] || (($# > 1)); then
+    echo "usage: benches/hot-functions.sh [--check]" >&2
+    exit 2
+fi
 cd "$(dirname "$0")/.."
 
 if ! command -v valgrind >/dev/null; then
@@ -36,8 +40,12 @@ trap 'rm -rf "$kept"' EXIT
 profile() { # OUT ARGS...: callgrind's profile of one run, mail on stdin
     local out=$1
     shift
-    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$out" "$bin" "$@" >"$out.mbox" 2>/dev/null
-    grep -q "played" "$out.mbox" || { echo "hot-functions.sh: no move played by $*" >&2; exit 1; }
+    if ! valgrind --tool=callgrind --demangle=no --callgrind-out-file="$out" "$bin" "$@" \
+        >"$out.mbox" 2>"$out.err" || ! grep -q "played" "$out.mbox"; then
+        echo "hot-functions.sh: no move played by mancala $*:" >&2
+        tail -5 "$out.err" >&2
+        exit 1
+    fi
 }
 cp -a "$kept/store" "$kept/fresh"  # the move not yet played
 profile "$kept/hosted.cg" mail --from referee@referee.example --store "$kept/fresh" <"$kept/mail.eml"
@@ -47,9 +55,14 @@ profile "$kept/storeless.cg" mail --no-store --from referee@referee.example <"$k
 # `cfn=(N) NAME`; `'2` and on mark its recursive calls. Each name once, in
 # order of first appearance.
 sed -n -E "s/^c?fn=\([0-9]+\) ([^' ]+).*/\1/p" "$kept/hosted.cg" "$kept/storeless.cg" |
-    grep -v '^0x' | awk '!seen[$0]++' >"$kept/hot-functions.txt"
+    { grep -v '^0x' || true; } | awk '!seen[$0]++' >"$kept/hot-functions.txt"
+if [[ ! -s $kept/hot-functions.txt ]]; then
+    echo "hot-functions.sh: callgrind named no function (is the static build stripped?)" >&2
+    exit 1
+fi
 
 if [[ $check == --check ]]; then
+    [[ -r .cargo/hot-functions.txt ]] || { echo "hot-functions.sh: no .cargo/hot-functions.txt" >&2; exit 1; }
     run=$(wc -l <"$kept/hot-functions.txt")
     missing=$(grep -cvxFf .cargo/hot-functions.txt "$kept/hot-functions.txt" || true)
     echo "hot-functions.sh: $missing of the $run functions the mails run are not in .cargo/hot-functions.txt"
