@@ -316,3 +316,103 @@ fn tournament_counts_wins_draws_and_losses() {
         "{text}"
     );
 }
+
+/// A referee started with its standard output closed (a careless crontab,
+/// an odd MTA) has it opened on /dev/null first, as std's own start does:
+/// a store file it opens (its key, a lock, a game) never becomes standard
+/// output, so never has a reply written into it.
+#[cfg(unix)]
+#[test]
+fn a_closed_standard_output_never_becomes_a_store_file() {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    let dir = temp_dir("closed-stdout");
+    let store = dir.join("store");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
+    command
+        .args(["mail", "--from", "referee@referee.example", "--store"])
+        .arg(&store)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: close(2) in the child, between fork and exec, touches nothing
+    // the parent shares.
+    unsafe {
+        command.pre_exec(|| {
+            libc::close(1);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"From: alice@players.example\nTo: referee@referee.example\nMessage-ID: <closed@x>\n\nnew wari with computer\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let games: Vec<_> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(games.len(), 1, "{games:?}");
+    fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .flat_map(|path| {
+                if path.is_dir() {
+                    files(&path)
+                } else {
+                    vec![path]
+                }
+            })
+            .collect()
+    }
+    for file in files(&store) {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("Message-ID"),
+            "a reply was written into {}",
+            file.display()
+        );
+    }
+    for game in &games {
+        let text = std::fs::read_to_string(game).unwrap();
+        let record: serde_json::Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{} is not a game file ({e}):\n{text}", game.display()));
+        assert_eq!(record["ruleset"], "wari");
+    }
+}
+
+/// Output into a pipe whose reader has gone (`mancala rules | head -1`, a
+/// sendmail that died) is an error the program reports and exits on, as
+/// with std's own start, which ignores SIGPIPE: never a kill by the signal.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_an_error_not_a_kill() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Command, Stdio};
+
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
+    command
+        .arg("rules")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the child only sleeps between fork and exec, while the
+    // parent closes the pipe's reading end.
+    unsafe {
+        command.pre_exec(|| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), None, "killed by a signal: {status:?}");
+    assert!(status.code().is_some(), "{status:?}");
+}
