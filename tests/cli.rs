@@ -325,25 +325,18 @@ fn tournament_counts_wins_draws_and_losses() {
 #[test]
 fn a_closed_standard_output_never_becomes_a_store_file() {
     use std::io::Write;
-    use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
 
     let dir = temp_dir("closed-stdout");
     let store = dir.join("store");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
+    // The shell closes standard output (`>&-`) and runs the referee in its place.
+    let mut command = Command::new("/bin/sh");
     command
+        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
         .args(["mail", "--from", "referee@referee.example", "--store"])
         .arg(&store)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: close(2) in the child, between fork and exec, touches nothing
-    // the parent shares.
-    unsafe {
-        command.pre_exec(|| {
-            libc::close(1);
-            Ok(())
-        });
-    }
     let mut child = command.spawn().unwrap();
     child
         .stdin
@@ -394,25 +387,18 @@ fn a_closed_standard_output_never_becomes_a_store_file() {
 #[cfg(unix)]
 #[test]
 fn a_closed_pipe_is_an_error_not_a_kill() {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Stdio};
 
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
-    command
+    // A pipe whose reading end is closed before the referee starts.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = Command::new(env!("CARGO_BIN_EXE_mancala"))
         .arg("rules")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: the child only sleeps between fork and exec, while the
-    // parent closes the pipe's reading end.
-    unsafe {
-        command.pre_exec(|| {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().unwrap();
-    drop(child.stdout.take());
-    let status = child.wait().unwrap();
+        .stdout(writer)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     assert_eq!(status.signal(), None, "killed by a signal: {status:?}");
     assert!(status.code().is_some(), "{status:?}");
 }

@@ -62,7 +62,7 @@ impl Failure {
 pub type CliResult = Result<(), Failure>;
 
 /// Runs the command line; returns the exit code.
-pub fn main() -> i32 {
+pub fn main() -> u8 {
     let args = Args::read();
     // A bug must never lose a player's mail: a panic in the mail command
     // exits 75, so the MTA keeps the mail and tries again later.
@@ -82,7 +82,7 @@ pub fn main() -> i32 {
         Err(failure) => {
             // A closed pipe (`mancala ... | head`) is not worth a message.
             let _ = writeln!(io::stderr(), "mancala: {}", failure.message);
-            i32::from(failure.code)
+            failure.code
         }
     }
 }
