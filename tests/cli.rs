@@ -402,3 +402,100 @@ fn a_closed_pipe_is_an_error_not_a_kill() {
     assert_eq!(status.signal(), None, "killed by a signal: {status:?}");
     assert!(status.code().is_some(), "{status:?}");
 }
+
+/// `mancala mail`'s variables stand in for the flags not given, a flag
+/// beats its variable, and unset they leave the defaults: replies on
+/// standard output from referee@localhost, the game in the store named.
+#[test]
+fn mail_reads_its_variables_for_the_flags_not_given() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let dir = temp_dir("variables");
+    let mail = |args: &[&str], variables: &[(&str, &std::path::Path)]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .arg("mail")
+            .args(args)
+            .env_remove("MANCALA_SEND")
+            .env_remove("MANCALA_FROM")
+            .env_remove("MANCALA_STORE")
+            .envs(variables.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"From: alice@players.example\nTo: referee@localhost\nMessage-ID: <v@x>\n\nnew wari with computer\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let games = |store: &std::path::Path| {
+        std::fs::read_dir(store)
+            .map(|entries| {
+                entries
+                    .filter(|e| {
+                        e.as_ref()
+                            .unwrap()
+                            .path()
+                            .extension()
+                            .is_some_and(|x| x == "json")
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let from = std::path::Path::new("ref@env.example");
+
+    let out = mail(&["--store", dir.join("a").to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\nFrom: \"Mancala referee\" <referee@localhost>"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(games(&dir.join("a")), 1);
+
+    let store = dir.join("b");
+    let out = mail(&[], &[("MANCALA_FROM", from), ("MANCALA_STORE", &store)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("<ref@env.example>"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(games(&store), 1);
+
+    let out = mail(
+        &[
+            "--from",
+            "flag@x.example",
+            "--store",
+            dir.join("c").to_str().unwrap(),
+        ],
+        &[("MANCALA_FROM", from)],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("<flag@x.example>"),
+        "{}",
+        stdout(&out)
+    );
+
+    let sent = dir.join("sent");
+    std::fs::create_dir_all(&sent).unwrap();
+    let send = format!("dir:{}", sent.display());
+    let out = mail(
+        &["--store", dir.join("d").to_str().unwrap()],
+        &[("MANCALA_SEND", std::path::Path::new(&send))],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "the reply went to the folder");
+    assert_eq!(std::fs::read_dir(&sent).unwrap().count(), 1);
+
+    let out = mail(&["--no-store"], &[("MANCALA_STORE", &store)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

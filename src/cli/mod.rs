@@ -9,6 +9,8 @@ mod solve;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+use clap::Parser;
+
 pub use args::Args;
 
 /// Exit codes from sysexits.h, which MTAs and scripts understand.
@@ -63,7 +65,7 @@ pub type CliResult = Result<(), Failure>;
 
 /// Runs the command line; returns the exit code.
 pub fn main() -> u8 {
-    let args = Args::read();
+    let args = Args::parse();
     // A bug must never lose a player's mail: a panic in the mail command
     // exits 75, so the MTA keeps the mail and tries again later.
     let is_mail = matches!(args.command, args::Command::Mail(_));
