@@ -1,10 +1,13 @@
 //! Bill Taylor's own mailbox, as the broadcast asks: players reply to his
 //! address with the board and their move; `mancala mail --owner ...
-//! --filter` (a procmail `:0 fw` filter) referees it. The player is
-//! answered through --send; Bill's inbox gets his copy of the new board,
-//! and he moves by replying to it as anyone would.
+//! --filter` (a procmail `:0 fw` filter) referees it. Whatever comes in
+//! goes out to Bill's inbox as it came, whole; the player is answered, and
+//! Bill's copy of the new board sent, through --send. Moves need the key
+//! of the side to move, kept by the filter in Bill's config folder.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 use mancala::engine::SplitMix64;
 use mancala::mail::incoming::Incoming;
@@ -12,123 +15,421 @@ use mancala::sheet::Sheet;
 
 mod common;
 
-use common::{repo, run, temp_dir};
+use common::{repo, temp_dir, TempDir};
 
 const BILL: &str = "bill@players.example";
 const YOU: &str = "you@players.example";
 
-/// The filter run on one mail: what Bill's inbox gets.
-fn filter(out: &Path, mail: &str) -> Vec<u8> {
-    let send = format!("dir:{}", out.display());
-    let result = run(
-        &[
+/// Bill's mailbox: his config folder, and the folder --send writes to.
+struct Mailbox {
+    dir: TempDir,
+    seen: BTreeSet<PathBuf>,
+    options: Vec<&'static str>,
+}
+
+/// One mail the filter sent: its raw bytes, read.
+struct Sent {
+    raw: String,
+    mail: Incoming,
+}
+
+impl Sent {
+    fn to(&self) -> &str {
+        &self.mail.recipients[0].address
+    }
+
+    fn reply_to(&self) -> String {
+        header(&self.raw, "Reply-To").unwrap_or_else(|| BILL.to_string())
+    }
+}
+
+/// The value of header `name` (unfolded), bare of any display name.
+fn header(raw: &str, name: &str) -> Option<String> {
+    let head = raw.split("\r\n\r\n").next()?.replace("\r\n", "\n");
+    let start = head.find(&format!("\n{name}: "))? + name.len() + 3;
+    let value: String = head[start..].split('\n').next()?.trim().to_string();
+    Some(match value.rsplit_once('<') {
+        Some((_, rest)) => rest.trim_end_matches('>').to_string(),
+        None => value,
+    })
+}
+
+impl Mailbox {
+    fn new(name: &str) -> Mailbox {
+        Mailbox {
+            dir: temp_dir(name),
+            seen: BTreeSet::new(),
+            options: Vec::new(),
+        }
+    }
+
+    fn config(&self) -> PathBuf {
+        self.dir.join("config")
+    }
+
+    /// The filter run on one mail: it must exit 0 and pass the mail through
+    /// byte for byte. Returns the mails it sent.
+    fn filter(&mut self, mail: &[u8]) -> Vec<Sent> {
+        let out = self.dir.join("out");
+        let send = format!("dir:{}", out.display());
+        let mut args = vec![
             "mail",
             "--owner",
-            &format!("Bill Taylor <{BILL}>"),
+            "Bill Taylor <bill@players.example>",
             "--filter",
             "--send",
             &send,
-        ],
-        mail.as_bytes(),
-    );
-    assert!(result.status.success(), "{}", common::stderr(&result));
-    result.stdout
-}
+        ];
+        args.extend(&self.options);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .args(&args)
+            .env("XDG_CONFIG_HOME", self.config())
+            .env("HOME", self.dir.join("home"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the mancala binary runs");
+        let mut input = child.stdin.take().unwrap();
+        let mail_owned = mail.to_vec();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            input.write_all(&mail_owned).unwrap();
+        });
+        let result = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert!(result.status.success(), "{}", common::stderr(&result));
+        assert!(
+            result.stdout == mail,
+            "the mail left the filter changed ({} bytes in, {} out)",
+            mail.len(),
+            result.stdout.len()
+        );
+        self.sent()
+    }
 
-/// The newest mail sent to the player, and how many there are.
-fn to_player(out: &Path) -> (Incoming, usize) {
-    let mut files: Vec<_> = std::fs::read_dir(out)
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default();
-    files.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
-    let newest = files.last().expect("a mail to the player");
-    (
-        Incoming::parse(&std::fs::read(newest).unwrap()),
-        files.len(),
-    )
+    fn sent(&mut self) -> Vec<Sent> {
+        let out = self.dir.join("out");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&out)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .into_iter()
+            .filter(|p| self.seen.insert(p.clone()))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                Sent {
+                    raw: String::from_utf8_lossy(&bytes).into_owned(),
+                    mail: Incoming::parse(&bytes),
+                }
+            })
+            .collect()
+    }
 }
 
 fn quoted(text: &str) -> String {
     text.lines().map(|l| format!("> {l}\n")).collect()
 }
 
-#[test]
-fn a_whole_game_on_bills_own_mailbox() {
-    let dir = temp_dir("owner-game");
-    let out = dir.join("out");
+/// The first reply to the broadcast: from you, no key, move c.
+fn first_reply() -> String {
     let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
-    let first = format!(
+    format!(
         "From: Yourname <{YOU}>\nTo: Bill Taylor <{BILL}>\nSubject: Re: Super-Wari\nMessage-ID: <o0@players.example>\n\nMove: c\n\n{}",
         quoted(&broadcast)
+    )
+}
+
+/// A game started: the mail to you and Bill's copy.
+fn started(bill: &mut Mailbox) -> (Sent, Sent) {
+    let mut sent = bill.filter(first_reply().as_bytes());
+    assert_eq!(sent.len(), 2, "one mail to you, Bill's copy");
+    sent.sort_by_key(|s| s.to() == BILL);
+    let copy = sent.pop().unwrap();
+    let you = sent.pop().unwrap();
+    assert_eq!((you.to(), copy.to()), (YOU, BILL));
+    (you, copy)
+}
+
+/// What a client sends on "reply": to the Reply-To, quoting the body.
+fn reply(from: &str, to: &Sent, words: &str, id: &str) -> String {
+    format!(
+        "From: {from}\nTo: {}\nSubject: Re: Super-Wari\nMessage-ID: <{id}@players.example>\n\n{words}\n\n{}",
+        to.reply_to(),
+        quoted(&to.mail.text)
+    )
+}
+
+#[test]
+fn a_whole_game_on_bills_own_mailbox_each_player_pressing_reply() {
+    let mut bill = Mailbox::new("owner-game");
+    bill.options.push("--sub-addresses");
+    let (mut you, mut copy) = started(&mut bill);
+    assert!(
+        copy.mail.text.contains("It is Bill's move"),
+        "{}",
+        copy.mail.text
     );
-    let mut inbox = Incoming::parse(&filter(&out, &first));
-    assert_eq!(inbox.from.as_ref().unwrap().address, BILL);
-    assert!(inbox.text.contains("It is Bill's move"), "{}", inbox.text);
-    let (player, sent) = to_player(&out);
-    assert_eq!(sent, 1);
     assert_eq!(
-        player.from.as_ref().unwrap().address,
+        you.mail.from.as_ref().unwrap().address,
         BILL,
-        "answers come from Bill's address"
+        "answers come from Bill"
     );
+    assert!(you.reply_to().starts_with("bill+"), "{}", you.reply_to());
     let mut rng = SplitMix64::new(9);
-    let mut player_text = player.text;
-    for n in 1..60 {
-        let sheet = Sheet::parse(&inbox.text).unwrap();
+    for n in 1..80 {
+        let sheet = Sheet::parse(&copy.mail.text).unwrap();
         let Some(side) = sheet.game.to_move() else {
             break;
         };
         let legal = sheet.game.legal_moves();
         let pit = legal.nth(rng.below(legal.len())).unwrap();
         let mail = if sheet.players.get(side).address.as_deref() == Some(BILL) {
-            // Bill presses reply on his inbox copy: to his own address.
-            format!(
-                "From: Bill Taylor <{BILL}>\nTo: {BILL}\nSubject: Re: Super-Wari\nMessage-ID: <b{n}@players.example>\n\nmove {pit}\n\n{}",
-                quoted(&inbox.text)
-            )
+            reply(BILL, &copy, &format!("move {pit}"), &format!("b{n}"))
         } else {
-            format!(
-                "From: Yourname <{YOU}>\nTo: {BILL}\nSubject: Re: Super-Wari\nMessage-ID: <y{n}@players.example>\n\nmove {pit}\n\n{}",
-                quoted(&player_text)
-            )
+            reply(YOU, &you, &format!("move {pit}"), &format!("y{n}"))
         };
-        inbox = Incoming::parse(&filter(&out, &mail));
-        assert!(!inbox.text.contains("no move was played"), "{}", inbox.text);
-        let (player, count) = to_player(&out);
-        assert_eq!(count, n + 1, "one mail to the player a move");
-        player_text = player.text;
+        let mut sent = bill.filter(mail.as_bytes());
+        assert_eq!(sent.len(), 2, "one mail to each player a move: {n}");
+        sent.sort_by_key(|s| s.to() == BILL);
+        (copy, you) = (sent.pop().unwrap(), sent.pop().unwrap());
+        assert!(
+            !copy.mail.text.contains("no move was played"),
+            "{}",
+            copy.mail.text
+        );
         assert_eq!(
-            Sheet::parse(&inbox.text).unwrap().game.sowings(),
-            Sheet::parse(&player_text).unwrap().game.sowings()
+            Sheet::parse(&copy.mail.text).unwrap().game.sowings(),
+            Sheet::parse(&you.mail.text).unwrap().game.sowings()
         );
     }
-    assert!(Sheet::parse(&inbox.text).unwrap().game.ply() >= 30);
+    assert!(Sheet::parse(&copy.mail.text).unwrap().game.ply() >= 30);
 }
 
 #[test]
-fn mail_about_no_game_reaches_bill_unchanged_and_nothing_is_sent() {
-    let dir = temp_dir("owner-other");
-    let out = dir.join("out");
+fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
+    let mut bill = Mailbox::new("owner-secret");
+    let (you, _) = started(&mut bill);
+    let key = bill.config().join("mancala-referee/key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    std::fs::remove_file(&key).unwrap();
+    let mail = reply(YOU, &you, "move a", "lost");
+    let out = Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(["mail", "--owner", BILL, "--filter", "--send"])
+        .arg(format!("dir:{}", bill.dir.join("out").display()))
+        .env("XDG_CONFIG_HOME", bill.config())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(mail.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("key"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(!key.exists(), "never made anew");
+    assert!(bill.sent().is_empty());
+}
+
+/// A multipart mail of about `size` bytes: text, a PDF and a binary photo.
+fn with_attachments(head: &str, text: &str, size: usize, seed: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(seed);
+    let mut photo = Vec::with_capacity(size);
+    while photo.len() < size {
+        photo.push(rng.next_u64() as u8);
+    }
+    let mut mail = format!(
+        "{head}MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n--b0\nContent-Type: text/plain; charset=utf-8\n\n{text}\n--b0\nContent-Type: application/pdf; name=\"rules.pdf\"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==\n--b0\nContent-Type: image/jpeg\nContent-Transfer-Encoding: binary\n\n"
+    )
+    .into_bytes();
+    mail.extend(photo);
+    mail.extend(b"\n--b0--\n");
+    mail
+}
+
+#[test]
+fn a_10_mb_mail_with_attachments_passes_through_whole() {
+    let mut bill = Mailbox::new("owner-big");
+    let head = format!("From: Carol <carol@players.example>\nTo: {BILL}\nSubject: photos\n");
+    let mail = with_attachments(&head, "The photos from Sunday.", 10 << 20, 1);
+    assert!(mail.len() > 10 << 20);
+    assert!(bill.filter(&mail).is_empty(), "nothing sent");
+}
+
+#[test]
+fn a_move_mail_with_a_pdf_reaches_the_inbox_with_the_pdf() {
+    let mut bill = Mailbox::new("owner-pdf");
+    let (_, copy) = started(&mut bill);
+    let words = format!(
+        "move a\n\n{}",
+        "A long paragraph about the game.\n\n".repeat(80)
+    );
+    let head = format!(
+        "From: Bill Taylor <{BILL}>\nTo: {}\nSubject: Re: Super-Wari\nMessage-ID: <pdf@players.example>\n",
+        copy.reply_to()
+    );
+    let mail = with_attachments(
+        &head,
+        &format!("{words}\n{}", quoted(&copy.mail.text)),
+        2000,
+        2,
+    );
+    // The filter's check: the mail, PDF and all, came out as it went in.
+    let sent = bill.filter(&mail);
+    assert_eq!(sent.len(), 2, "the move is played");
+    assert!(sent
+        .iter()
+        .all(|s| !s.mail.text.contains("no move was played")));
+    assert!(sent.iter().all(|s| s.mail.text.contains("Bill played a")));
+}
+
+#[test]
+fn the_relay_attempt_mails_no_one() {
+    let mut bill = Mailbox::new("owner-relay");
+    let sheet = common::stdout(&common::run(
+        &["new", "super-wari", "--south", "X", "--north", "Y"],
+        b"",
+    )) + "South: X <victim1@elsewhere.example>\nNorth: Y <victim2@elsewhere.example>\n";
+    assert!(
+        Sheet::parse(&sheet)
+            .unwrap()
+            .players
+            .south
+            .address
+            .is_some(),
+        "{sheet}"
+    );
+    for n in 0..5 {
+        let mail = format!(
+            "From: Stranger <stranger@elsewhere.example>\nTo: {BILL}\nSubject: game\nMessage-ID: <r{n}@x>\n\nmove c\n\n{}",
+            quoted(&sheet)
+        );
+        assert!(bill.filter(mail.as_bytes()).is_empty(), "mailed someone");
+    }
+}
+
+/// A mail from `from` (whoever's address it is) with the board of
+/// `received` and `words`, but none of its keys: what a forger can write.
+fn keyless(from: &str, received: &Sent, words: &str, id: &str) -> String {
+    let board: String = received
+        .mail
+        .text
+        .lines()
+        .filter(|l| !l.starts_with("Your key for game "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    format!(
+        "From: {from}\nTo: {BILL}\nSubject: Re: Super-Wari\nMessage-ID: <{id}@x>\n\n{words}\n\n{}",
+        quoted(&board)
+    )
+}
+
+/// The forged mail is not played, and only Bill is told why.
+fn only_bill_is_told(bill: &mut Mailbox, forged: &str) {
+    let sent = bill.filter(forged.as_bytes());
+    assert_eq!(sent.len(), 1, "Bill alone is told");
+    assert_eq!(sent[0].to(), BILL);
+    let text = &sent[0].mail.text;
+    assert!(
+        text.contains("was not played") && text.contains("no valid game key"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_forged_from_move_is_not_played_for_bill() {
+    let mut bill = Mailbox::new("owner-forged");
+    let (you, copy) = started(&mut bill);
+    // Bill to move: a forger quotes the board with his From, without his key.
+    only_bill_is_told(&mut bill, &keyless(BILL, &copy, "move f", "f1"));
+    // Nor is your own From with the board: no key, no move, no answer.
+    only_bill_is_told(&mut bill, &keyless(YOU, &you, "move a", "f2"));
+    // Bill's real reply still plays: the game did not move meanwhile.
+    let sent = bill.filter(reply(BILL, &copy, "move f", "real").as_bytes());
+    assert_eq!(sent.len(), 2);
+    assert!(sent.iter().all(|s| s.mail.text.contains("Bill played f")));
+}
+
+#[test]
+fn a_forged_from_move_is_not_played_for_you() {
+    let mut bill = Mailbox::new("owner-forged-you");
+    let (_, copy) = started(&mut bill);
+    let sent = bill.filter(reply(BILL, &copy, "move f", "b1").as_bytes());
+    let you = sent.into_iter().find(|s| s.to() == YOU).unwrap();
+    only_bill_is_told(&mut bill, &keyless(YOU, &you, "move a", "fy"));
+    // Your real reply plays.
+    let sent = bill.filter(reply(YOU, &you, "move a", "y1").as_bytes());
+    assert_eq!(sent.len(), 2);
+    assert!(sent
+        .iter()
+        .all(|s| s.mail.text.contains("Yourname played a")));
+}
+
+#[test]
+fn move_on_and_move_house_and_a_quoted_board_get_no_answer() {
+    let mut bill = Mailbox::new("owner-friends");
+    let (_, copy) = started(&mut bill);
     let mails = [
-        format!("From: Carol <carol@players.example>\nTo: {BILL}\nSubject: Lunch?\nMessage-ID: <l1@x>\n\nLunch tomorrow? I could move a chair.\n"),
+        format!("From: Carol <carol@players.example>\nTo: {BILL}\nSubject: Lunch?\nMessage-ID: <l1@x>\n\nMove on.\n"),
+        format!("From: Carol <carol@players.example>\nTo: {BILL}\nSubject: news\nMessage-ID: <l2@x>\n\nWe move house on Friday.\nmove house\n"),
+        format!("From: Dan <dan@players.example>\nTo: {BILL}\nSubject: your game\nMessage-ID: <l3@x>\n\nNice position! Why not c?\n\n{}", quoted(&copy.mail.text)),
         format!("From: Bill Taylor <{BILL}>\nTo: {BILL}\nSubject: note to self\n\nbuy stones\n"),
         "From: MAILER-DAEMON@players.example\nReturn-Path: <>\nSubject: failure\n\nmove c\n".to_string(),
     ];
     for mail in &mails {
-        assert_eq!(filter(&out, mail), mail.as_bytes(), "{mail}");
+        assert!(bill.filter(mail.as_bytes()).is_empty(), "{mail}");
     }
     // The referee's own copy, fed back (a loop), is left alone too.
-    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
-    let first = format!(
-        "From: {YOU}\nTo: {BILL}\nMessage-ID: <o1@x>\n\nMove: c\n\n{}",
-        quoted(&broadcast)
-    );
-    let copy = filter(&out, &first);
-    let again = String::from_utf8(copy.clone()).unwrap();
-    assert_eq!(filter(&out, &again), copy);
+    assert!(bill.filter(copy.raw.as_bytes()).is_empty());
+}
+
+#[test]
+fn a_stranger_is_answered_at_most_three_times_a_day() {
+    let mut bill = Mailbox::new("owner-stranger");
+    let answered: usize = (0..5)
+        .map(|n| {
+            let mail = first_reply().replace("<o0@", &format!("<s{n}@"));
+            bill.filter(mail.as_bytes()).len()
+        })
+        .sum();
     assert_eq!(
-        std::fs::read_dir(&out).unwrap().count(),
-        1,
-        "only the first move's answer"
+        answered,
+        3 * 2,
+        "three games started, each one mail to you and one to Bill"
     );
+}
+
+#[test]
+fn generated_mails_leave_the_filter_as_they_came() {
+    let mut bill = Mailbox::new("owner-fuzz");
+    let (you, copy) = started(&mut bill);
+    let pool: Vec<Vec<u8>> = vec![
+        first_reply().into_bytes(),
+        reply(YOU, &you, "move a", "z1").into_bytes(),
+        reply(BILL, &copy, "move f", "z2").into_bytes(),
+        with_attachments("From: c@x.example\nSubject: p\n", "hi", 3000, 7),
+        b"Content-Type: multipart/mixed; boundary=\"\"\n\n--\n\x00\xff\xfe--".to_vec(),
+    ];
+    let mut rng = SplitMix64::new(20);
+    for n in 0..120 {
+        let mut mail = pool[rng.below(pool.len())].clone();
+        common::mutate(&mut mail, &pool, 6, 400, &mut rng);
+        if n % 40 == 0 {
+            mail.extend(std::iter::repeat_n(b'\xc3', 1_200_000)); // over --max-size
+        }
+        bill.filter(&mail); // exits 0, and passes the mail through unchanged
+    }
 }

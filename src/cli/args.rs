@@ -342,10 +342,14 @@ pub struct MailArgs {
     /// filter: games live in their mails and the owner plays one side (with --filter)
     #[arg(long, requires = "filter", conflicts_with = "store")]
     pub owner: Option<String>,
-    /// With --owner: write to standard output the mail the owner's inbox should get (the
-    /// mail unchanged when it is about no game; else the owner's copy of the new board)
+    /// With --owner: write the mail to standard output as it came, whole; a move of a game the
+    /// owner plays is answered, and the owner's copy of the new board sent, through --send
     #[arg(long, requires = "owner")]
     pub filter: bool,
+    /// With --owner: the owner's mail system delivers name+anything@domain to name@domain, so
+    /// each player's key also goes in the Reply-To (bill+KEY@...)
+    #[arg(long, requires = "owner")]
+    pub sub_addresses: bool,
 }
 
 /// How a referee of mail is set up: `mail` and `maildir` share these.

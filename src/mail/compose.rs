@@ -20,7 +20,8 @@ pub const INDENT: &str = "    ";
 pub const SIGNATURE_LINE: &str = "mancala-referee: pits are letters from each player's own left";
 /// The first words of a mail not about one game.
 pub const REFEREE_LINE: &str = "Mancala referee:";
-const KEY_LINE: &str = "Your key for game ";
+/// The first words of the line that carries a player's key.
+pub const KEY_LINE: &str = "Your key for game ";
 
 /// One mail to send, to one recipient.
 #[derive(Clone, Debug, PartialEq, Eq)]

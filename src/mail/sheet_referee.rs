@@ -13,6 +13,7 @@ use super::play::{play_turn, read_request, Refusal, Request};
 use super::Identity;
 use crate::engine::Side;
 use crate::sheet::{RawSheet, Sheet};
+use crate::store::{mailbox_key, GameId, MailKey, Secrets};
 
 /// What a referee decided about one mail.
 #[derive(Clone, Debug)]
@@ -57,7 +58,7 @@ impl super::Referee for SheetReferee {
     ) -> Result<Report, DeliveryError> {
         let decision = match letter.sender(&self.identity) {
             Err(why) => Decision::Ignore(why),
-            Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None),
+            Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None, None),
         };
         self.send(decision, postman)
     }
@@ -92,57 +93,137 @@ impl SheetReferee {
         };
         let raw = match RawSheet::find(&letter.text) {
             Ok(raw) => raw,
-            Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None),
+            Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
         };
         let request = match read_request(letter, &raw) {
             Ok(request) => request,
-            Err((refusal, sheet)) => return self.refuse(letter, &from, &refusal, sheet.as_deref()),
+            Err((refusal, sheet)) => {
+                return self.refuse(letter, &from, &refusal, sheet.as_deref(), None)
+            }
         };
-        self.play(letter, &from, request)
+        self.play(letter, &from, request, &|_, _| None)
     }
 
-    /// On an owner's mailbox (`mail --owner ... --filter`): the mail the
-    /// owner's inbox should get. Mail about no game of the owner's comes
-    /// back byte for byte; a move is refereed, the player answered through
-    /// `postman`, and the owner's copy (the new board) returned instead.
+    /// On an owner's mailbox: whether `letter` may be a move of a game the
+    /// filter referees (not automatic, a board and a move line written),
+    /// before any secret is read. Every other mail passes unanswered.
+    pub fn may_referee(&self, letter: &Letter) -> bool {
+        self.identity.owner
+            && letter.never_answer(&self.identity).is_none()
+            && letter.move_lines.iter().any(|(_, m)| m.is_ok())
+            && RawSheet::find(&letter.text).is_ok()
+    }
+
+    /// On an owner's mailbox (`mail --owner ... --filter`): what to send
+    /// about a mail [`may_referee`](Self::may_referee) let through. A
+    /// game whose seats have no address yet is started by the sender
+    /// against the owner; in any other game the owner must hold a seat,
+    /// and the mail must carry the key of the side it moves for. Mail goes
+    /// only to the game's two seats (the owner's copy through the postman
+    /// too), never to an address the sheet alone names.
     ///
     /// # Errors
-    /// When a reply to the player could not be sent and a later try may help.
-    pub fn filter(
+    /// Why the mail is left unanswered, for the log.
+    pub fn referee_for_owner(
         &self,
         letter: &Letter,
-        raw: &[u8],
-        postman: &dyn Postman,
-    ) -> Result<Vec<u8>, DeliveryError> {
-        let Some(owner) = self.identity.owner_mailbox() else {
-            return Ok(raw.to_vec());
+        keys: &OwnerKeys,
+    ) -> Result<OwnerAnswer, String> {
+        let owner = self
+            .identity
+            .owner_mailbox()
+            .ok_or("not an owner's mailbox")?;
+        let from = letter.sender(&self.identity)?.clone();
+        let raw = RawSheet::find(&letter.text).map_err(|e| format!("not refereed: {e}"))?;
+        let (sheet, wanted) = match read_request(letter, &raw) {
+            Ok(request) => (request.sheet.clone(), Ok(request)),
+            Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
+            Err((refusal, None)) => return Err(format!("not refereed: {refusal}")),
         };
-        let about_a_game = RawSheet::find(&letter.text).is_ok() || !letter.move_lines.is_empty();
-        if letter.never_answer(&self.identity).is_some() || !about_a_game {
-            return Ok(raw.to_vec());
-        }
-        let mail = match self.decide(letter) {
-            Decision::Ignore(_) => return Ok(raw.to_vec()),
-            Decision::Send { mail, .. } => mail,
-        };
-        let is_owner = |m: &Outgoing| m.to.address.eq_ignore_ascii_case(&owner.address);
-        let (to_owner, to_others): (Vec<Outgoing>, Vec<Outgoing>) =
-            mail.into_iter().partition(is_owner);
-        let mut report = Report::default();
-        delivery::send_all(&to_others, postman, &mut report)?;
-        match to_owner.first() {
-            // The owner's copy, with the owner's own address to reply to.
-            Some(copy) => {
-                let copy = copy.clone().with_reply_to(Some(owner.address.clone()));
-                let message =
-                    super::transport::build(&self.identity, &copy, std::time::SystemTime::now())
-                        .map_err(DeliveryError::Send)?;
-                Ok(String::from_utf8_lossy(&message.formatted())
-                    .replace("\r\n", "\n")
-                    .into_bytes())
+        let dress = |sheet: &Sheet, side: Side| keys.dress(&self.identity, sheet, side);
+        let address = |side: Side| sheet.players.get(side).address.clone();
+        let decision = match (address(Side::South), address(Side::North)) {
+            (None, None) if owner.address.eq_ignore_ascii_case(&from.address) => {
+                return Err("not refereed: the owner's own mail starts no game".into())
             }
-            // A player's move refused: they are told; the owner reads their mail.
-            None => Ok(raw.to_vec()),
+            // A new game, the broadcast's: the sender plays the owner.
+            (None, None) => {
+                let decision = match wanted {
+                    Ok(request) => self.play(letter, &from, request, &dress),
+                    Err(refusal) => self.refuse(letter, &from, &refusal, Some(&sheet), None),
+                };
+                return Ok(OwnerAnswer::of(decision, Some(from.address)));
+            }
+            (Some(_), Some(_)) => {
+                if !Side::BOTH.into_iter().any(|s| self.is_owners(&sheet, s)) {
+                    return Err("not refereed: the owner holds no seat in this game".into());
+                }
+                match keys.side_of(letter, &sheet) {
+                    None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
+                    Some(side) => {
+                        let seat = mailbox_of(sheet.players.get(side)).unwrap_or(from);
+                        let keyed = dress(&sheet, side);
+                        match wanted {
+                            Err(refusal) => {
+                                self.refuse(letter, &seat, &refusal, Some(&sheet), keyed)
+                            }
+                            Ok(_) if sheet.game.to_move() != Some(side) => {
+                                let other = side.other();
+                                let refusal = Refusal::NotYourTurn {
+                                    name: sheet.name(other).to_string(),
+                                    side: other,
+                                };
+                                self.refuse(letter, &seat, &refusal, Some(&sheet), keyed)
+                            }
+                            Ok(request) => self.play(letter, &seat, request, &dress),
+                        }
+                    }
+                }
+            }
+            _ => return Err("not refereed: a seat of the game has no address".into()),
+        };
+        Ok(OwnerAnswer::of(decision, None))
+    }
+
+    fn is_owners(&self, sheet: &Sheet, side: Side) -> bool {
+        sheet
+            .players
+            .get(side)
+            .address
+            .as_deref()
+            .is_some_and(|a| self.identity.is_own(a))
+    }
+
+    /// A mail not played for want of a key: the sender is not answered (the
+    /// From may be anyone's); the owner is told why.
+    fn tell_owner(
+        &self,
+        letter: &Letter,
+        owner: &Mailbox,
+        from: &Mailbox,
+        sheet: &Sheet,
+        refusal: &Refusal,
+    ) -> Decision {
+        let mut body = format!(
+            "{} a mail from {} about your game was not played:\n\n",
+            compose::REFEREE_LINE,
+            from.address
+        );
+        body.push_str(&note(&refusal.to_string()));
+        body.push_str(&note(
+            "The mail itself is in your inbox as it came. Only a mail carrying the \
+             mover's key moves: the key is in each player's Reply-To and key line.",
+        ));
+        body.push_str(&unchanged(sheet));
+        body.push_str(&signature());
+        let id = format!(
+            "sheet.{}.owner@{}",
+            letter.identity.0,
+            self.identity.domain()
+        );
+        Decision::Send {
+            mail: vec![Outgoing::reply(letter, id, owner.clone(), body).with_html(Some(sheet))],
+            summary: format!("not played, no key: a mail from {}", from.address),
         }
     }
 
@@ -151,14 +232,14 @@ impl SheetReferee {
         format!("sheet.{}.{n}@{}", letter.identity.0, self.identity.domain())
     }
 
-    fn play(&self, letter: &Letter, from: &Mailbox, request: Request) -> Decision {
+    fn play(&self, letter: &Letter, from: &Mailbox, request: Request, dress: &Dress) -> Decision {
         let Request {
             mut sheet,
             sowings,
             pasted,
         } = request;
         let Some(side) = sheet.game.to_move() else {
-            return self.refuse(letter, from, &Refusal::GameOver, Some(&sheet));
+            return self.refuse(letter, from, &Refusal::GameOver, Some(&sheet), None);
         };
         // The seat to move is the sender's: by its address, or, while it has
         // none yet (a new game), by taking it.
@@ -171,7 +252,7 @@ impl SheetReferee {
                     from: from.address.clone(),
                     address: address.clone(),
                 };
-                return self.refuse(letter, from, &refusal, Some(&sheet));
+                return self.refuse(letter, from, &refusal, Some(&sheet), None);
             }
             Some(_) => {}
             None => {
@@ -185,7 +266,10 @@ impl SheetReferee {
         }
         let news = match play_turn(&mut sheet, side, &sowings) {
             Ok(news) => news,
-            Err(refusal) => return self.refuse(letter, from, &refusal, Some(&sheet)),
+            Err(refusal) => {
+                let keyed = dress(&sheet, side);
+                return self.refuse(letter, from, &refusal, Some(&sheet), keyed);
+            }
         };
         let mover = sheet.name(side).to_string();
         // A pasted sheet: the player's words cannot be told from the paste.
@@ -216,15 +300,18 @@ impl SheetReferee {
                     first.push_str("\n\n");
                     first.push_str(note(&news).trim_end());
                 }
+                let (key, reply_to) = dress(&sheet, reader).unwrap_or_default();
                 let body = compose::sheet_body_drawn(
                     &first,
                     Some((&mover, comment)),
                     &drawn,
                     compose::next_for(&sheet, reader),
-                ) + &signature();
+                ) + &key
+                    + &signature();
                 let subject = compose::subject_of(&body);
                 Outgoing::reply(letter, self.message_id(letter, n), m, body)
                     .with_subject(subject)
+                    .with_reply_to(reply_to)
                     .with_html_drawn(Some(&drawn))
             })
             .collect();
@@ -242,35 +329,122 @@ impl SheetReferee {
         from: &Mailbox,
         refusal: &Refusal,
         sheet: Option<&Sheet>,
+        keyed: Option<(String, Option<String>)>,
     ) -> Decision {
+        let (key, reply_to) = keyed.unwrap_or_default();
         let mut body = format!(
             "{} your mail was read, but no move was played:\n\n",
             compose::REFEREE_LINE
         );
         body.push_str(&note(&refusal.to_string()));
         match sheet {
-            Some(sheet) => {
-                body.push('\n');
-                body.push_str(&sheet_body(
-                    "The board is unchanged:",
-                    None,
-                    sheet,
-                    Next::Moves,
-                ));
-            }
+            Some(sheet) => body.push_str(&unchanged(sheet)),
             None => body.push_str(
                 "\nReply to the referee's last mail, keeping its board and move log in the\n\
                  quoted text, and write your move on a line of its own:  move <pit>\n",
             ),
         }
+        body.push_str(&key);
         body.push_str(&signature());
         Decision::Send {
             mail: vec![
                 Outgoing::reply(letter, self.message_id(letter, 0), from.clone(), body)
+                    .with_reply_to(reply_to)
                     .with_html(sheet),
             ],
             summary: format!("refused {}: {refusal}", from.address),
         }
+    }
+}
+
+/// The sheet of a mail that played nothing, and the moves it awaits.
+fn unchanged(sheet: &Sheet) -> String {
+    "\n".to_string() + &sheet_body("The board is unchanged:", None, sheet, Next::Moves)
+}
+
+/// A reader's key paragraph and Reply-To, when the referee hands out keys.
+type Dress<'a> = dyn Fn(&Sheet, Side) -> Option<(String, Option<String>)> + 'a;
+
+/// What the owner's filter sends about one mail.
+#[derive(Clone, Debug)]
+pub struct OwnerAnswer {
+    pub mail: Vec<Outgoing>,
+    pub summary: String,
+    /// The address answered that held no seat before (a new game's
+    /// sender): such answers are counted, and limited a day.
+    pub stranger: Option<String>,
+}
+
+impl OwnerAnswer {
+    fn of(decision: Decision, stranger: Option<String>) -> OwnerAnswer {
+        let (mail, summary) = match decision {
+            Decision::Ignore(why) => (Vec::new(), why),
+            Decision::Send { mail, summary } => (mail, summary),
+        };
+        OwnerAnswer {
+            mail,
+            summary,
+            stranger,
+        }
+    }
+}
+
+/// The players' keys on an owner's mailbox, from the owner's secret. A
+/// game's id is derived from its ruleset and its two seats' addresses, so
+/// a key proves the sheet it came with seats the players it was given to.
+pub struct OwnerKeys {
+    pub secrets: Secrets,
+    /// The owner's mail system delivers `name+KEY@domain` to `name@domain`:
+    /// the key then goes in the Reply-To as well as in the key line.
+    pub sub_addresses: bool,
+}
+
+impl OwnerKeys {
+    fn game_id(&self, sheet: &Sheet) -> Option<GameId> {
+        let address = |side: Side| sheet.players.get(side).address.as_deref().map(mailbox_key);
+        let seats = format!(
+            "owner:{}:{}:{}",
+            sheet.game.rules().ruleset.as_str(),
+            address(Side::South)?,
+            address(Side::North)?
+        );
+        Some(
+            self.secrets
+                .game_id(&MailKey::of_bytes(seats.as_bytes()), 0),
+        )
+    }
+
+    /// The side of `sheet`'s game whose key `letter` carries, if any.
+    fn side_of(&self, letter: &Letter, sheet: &Sheet) -> Option<Side> {
+        let id = self.game_id(sheet)?;
+        letter.keys.iter().find_map(|key| {
+            self.secrets
+                .check(key)
+                .filter(|(game, _)| *game == id)
+                .map(|(_, side)| side)
+        })
+    }
+
+    /// The key paragraph and the Reply-To of `side`'s mail about `sheet`.
+    fn dress(
+        &self,
+        referee: &Identity,
+        sheet: &Sheet,
+        side: Side,
+    ) -> Option<(String, Option<String>)> {
+        let id = self.game_id(sheet)?;
+        let token = self.secrets.token(&id, side);
+        let paragraph = format!(
+            "\n{}{id}: {token}\nIt proves a move is yours: replies to this mail carry it. Keep it\n\
+             in the quoted text if your mail program drops the Reply-To address.\n",
+            compose::KEY_LINE
+        );
+        let reply_to = if self.sub_addresses {
+            referee.sub_address(&token)
+        } else {
+            referee.address.clone()
+        };
+        Some((paragraph, Some(reply_to)))
     }
 }
 

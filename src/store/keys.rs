@@ -4,6 +4,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
+use std::path::Path;
 
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -29,14 +30,29 @@ impl Store {
     /// # Errors
     /// When it cannot be read or made, or is missing from a used store.
     pub fn secrets(&self) -> Result<Secrets, StoreError> {
-        let path = self.dir.join("key");
+        Secrets::in_folder(&self.dir, || self.has_records())
+    }
+}
+
+impl Secrets {
+    /// The secret kept in `dir` (its file `key`), made there on first use.
+    /// When it is missing and `used` says keys were handed out, it is an
+    /// error, never made anew (that would void every key handed out).
+    ///
+    /// # Errors
+    /// When it cannot be read or made, or is missing once used.
+    pub fn in_folder(
+        dir: &Path,
+        used: impl FnOnce() -> Result<bool, StoreError>,
+    ) -> Result<Secrets, StoreError> {
+        let path = dir.join("key");
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if self.has_records()? {
+                if used()? {
                     return Err(StoreError::KeyMissing { path });
                 }
-                self.make_secret()?;
+                make_secret(dir)?;
                 fs::read_to_string(&path).map_err(io_error(&path))?
             }
             Err(e) => return Err(io_error(&path)(e)),
@@ -51,42 +67,42 @@ impl Store {
             key: hmac::Key::new(hmac::HMAC_SHA256, text.trim().as_bytes()),
         })
     }
+}
 
-    /// Writes a fresh secret whole beside its place, then links it there:
-    /// whoever links first wins, and nobody reads a key half written.
-    fn make_secret(&self) -> Result<(), StoreError> {
-        let path = self.dir.join("key");
-        let mut fresh = [0u8; 32];
-        SystemRandom::new()
-            .fill(&mut fresh)
-            .map_err(|_| StoreError::NoRandom)?;
-        let hex = hex(&fresh);
-        let temp = self.dir.join(format!(".key.{}.tmp", std::process::id()));
-        let mut options = OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let written = options
-            .open(&temp)
-            .and_then(|mut file| {
-                file.write_all(hex.as_bytes())
-                    .and_then(|()| file.sync_all())
-            })
-            .and_then(|()| match fs::hard_link(&temp, &path) {
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-                other => other,
-            })
-            .and_then(|()| {
-                #[cfg(unix)]
-                fs::File::open(&self.dir)?.sync_all()?;
-                Ok(())
-            });
-        let _ = fs::remove_file(&temp);
-        written.map_err(io_error(&path))
+/// Writes a fresh secret whole beside its place (mode 600), then links it
+/// there: whoever links first wins, and nobody reads a key half written.
+fn make_secret(dir: &Path) -> Result<(), StoreError> {
+    let path = dir.join("key");
+    let mut fresh = [0u8; 32];
+    SystemRandom::new()
+        .fill(&mut fresh)
+        .map_err(|_| StoreError::NoRandom)?;
+    let hex = hex(&fresh);
+    let temp = dir.join(format!(".key.{}.tmp", std::process::id()));
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
     }
+    let written = options
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(hex.as_bytes())
+                .and_then(|()| file.sync_all())
+        })
+        .and_then(|()| match fs::hard_link(&temp, &path) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            other => other,
+        })
+        .and_then(|()| {
+            #[cfg(unix)]
+            fs::File::open(dir)?.sync_all()?;
+            Ok(())
+        });
+    let _ = fs::remove_file(&temp);
+    written.map_err(io_error(&path))
 }
 
 impl Secrets {
