@@ -188,7 +188,15 @@ fn a_whole_game_on_bills_own_mailbox_each_player_pressing_reply() {
         let mail = if sheet.players.get(side).address.as_deref() == Some(BILL) {
             reply(BILL, &copy, &format!("move {pit}"), &format!("b{n}"))
         } else {
-            reply(YOU, &you, &format!("move {pit}"), &format!("y{n}"))
+            // Your client quotes no key line: the Reply-To's key is enough.
+            let mut mail = keyless(YOU, &you, &format!("move {pit}"), &format!("y{n}"));
+            mail = mail.replacen(
+                &format!("To: {BILL}\n"),
+                &format!("To: {}\n", you.reply_to()),
+                1,
+            );
+            assert!(!mail.contains("Your key for game"));
+            mail
         };
         let mut sent = bill.filter(mail.as_bytes());
         assert_eq!(sent.len(), 2, "one mail to each player a move: {n}");
