@@ -225,6 +225,8 @@ fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&key).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+        let folder = std::fs::metadata(bill.config().join("mancala-referee")).unwrap();
+        assert_eq!(folder.permissions().mode() & 0o777, 0o700);
     }
     std::fs::remove_file(&key).unwrap();
     let mail = reply(YOU, &you, "move a", "lost");
