@@ -372,7 +372,7 @@ done
 chown "$ru:$ru" "$rh/.forward" "$rh/.procmailrc"
 chmod 644 "$rh/.forward" "$rh/.procmailrc"
 
-# 6b. Bill's own mailbox, refereed by a procmail filter (README: "Bill's own mailbox").
+# 6b. Bill's own mailbox, refereed by a procmail filter (docs/operating.md: "Your own mailbox").
 bu=mcr-bill
 bh=$dir/home/$bu
 printf '%s\n' '"|/usr/bin/procmail -p -t"' >"$bh/.forward"

@@ -6,7 +6,7 @@
 #      SMTP and read its replies from their Maildirs.
 #   2. imap.py, with imap-stack.sh on top: the operator who has only an IMAP account. A
 #      Dovecot of the test's own holds the referee's mailbox, mbsync fetches it, `mancala
-#      maildir` referees it and sends by authenticated SMTP submission (see README.md, "Running the referee from an IMAP account").
+#      maildir` referees it and sends by authenticated SMTP submission (see docs/operating.md, "From an IMAP account").
 # The last line adds up both: `N passed, M failed` (a stack that printed no count of its own
 # counts as one failure).
 #
