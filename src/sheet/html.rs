@@ -131,25 +131,14 @@ pub fn board(sheet: &Sheet) -> String {
     out.push_str("</tr>\n");
     letter_row(&mut out, Side::South, &mut Pit::all(pits));
     out.push_str("</table>\n");
-    let mut notes = Vec::new();
-    if rules.stores {
-        let word = rules.ruleset.spec().store_word;
-        notes.push(format!(
-            "{}'s {word}\nis on the left ({}),\n{}'s on the right ({}).",
-            name(Side::North),
-            position.store(Side::North),
-            name(Side::South),
-            position.store(Side::South)
-        ));
+    let (north, south) = (name(Side::North), name(Side::South));
+    let (north_store, south_store) = (position.store(Side::North), position.store(Side::South));
+    let word = rules.ruleset.spec().store_word;
+    let mut notes = vec![if rules.stores {
+        format!("{north}'s {word}\nis on the left ({north_store}),\n{south}'s on the right ({south_store}).")
     } else {
-        notes.push(format!(
-            "Captured: {} {},\n{} {}.",
-            name(Side::South),
-            position.store(Side::South),
-            name(Side::North),
-            position.store(Side::North)
-        ));
-    }
+        format!("Captured: {south} {south_store},\n{north} {north_store}.")
+    }];
     if let Some((side, pit)) = last {
         notes.push(format!("Last move:\n{} sowed {pit} (marked).", name(side)));
     }
