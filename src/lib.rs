@@ -3,6 +3,7 @@
 //! The layers depend one way: [`engine`] (rules, no text) ← [`sheet`]
 //! (the board grid and move log players cut and paste) ← `mail` ← the
 //! `mancala` command line.
+#![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod guide;

@@ -325,25 +325,18 @@ fn tournament_counts_wins_draws_and_losses() {
 #[test]
 fn a_closed_standard_output_never_becomes_a_store_file() {
     use std::io::Write;
-    use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
 
     let dir = temp_dir("closed-stdout");
     let store = dir.join("store");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
+    // The shell closes standard output (`>&-`) and runs the referee in its place.
+    let mut command = Command::new("/bin/sh");
     command
+        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
         .args(["mail", "--from", "referee@referee.example", "--store"])
         .arg(&store)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: close(2) in the child, between fork and exec, touches nothing
-    // the parent shares.
-    unsafe {
-        command.pre_exec(|| {
-            libc::close(1);
-            Ok(())
-        });
-    }
     let mut child = command.spawn().unwrap();
     child
         .stdin
@@ -394,25 +387,115 @@ fn a_closed_standard_output_never_becomes_a_store_file() {
 #[cfg(unix)]
 #[test]
 fn a_closed_pipe_is_an_error_not_a_kill() {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Stdio};
 
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mancala"));
-    command
+    // A pipe whose reading end is closed before the referee starts.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = Command::new(env!("CARGO_BIN_EXE_mancala"))
         .arg("rules")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: the child only sleeps between fork and exec, while the
-    // parent closes the pipe's reading end.
-    unsafe {
-        command.pre_exec(|| {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().unwrap();
-    drop(child.stdout.take());
-    let status = child.wait().unwrap();
+        .stdout(writer)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     assert_eq!(status.signal(), None, "killed by a signal: {status:?}");
     assert!(status.code().is_some(), "{status:?}");
+}
+
+/// `mancala mail`'s variables stand in for the flags not given, a flag
+/// beats its variable, and unset they leave the defaults: replies on
+/// standard output from referee@localhost, the game in the store named.
+#[test]
+fn mail_reads_its_variables_for_the_flags_not_given() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let dir = temp_dir("variables");
+    let mail = |args: &[&str], variables: &[(&str, &std::path::Path)]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .arg("mail")
+            .args(args)
+            .env_remove("MANCALA_SEND")
+            .env_remove("MANCALA_FROM")
+            .env_remove("MANCALA_STORE")
+            .envs(variables.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"From: alice@players.example\nTo: referee@localhost\nMessage-ID: <v@x>\n\nnew wari with computer\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let games = |store: &std::path::Path| {
+        std::fs::read_dir(store)
+            .map(|entries| {
+                entries
+                    .filter(|e| {
+                        e.as_ref()
+                            .unwrap()
+                            .path()
+                            .extension()
+                            .is_some_and(|x| x == "json")
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let from = std::path::Path::new("ref@env.example");
+
+    let out = mail(&["--store", dir.join("a").to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\nFrom: \"Mancala referee\" <referee@localhost>"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(games(&dir.join("a")), 1);
+
+    let store = dir.join("b");
+    let out = mail(&[], &[("MANCALA_FROM", from), ("MANCALA_STORE", &store)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("<ref@env.example>"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(games(&store), 1);
+
+    let out = mail(
+        &[
+            "--from",
+            "flag@x.example",
+            "--store",
+            dir.join("c").to_str().unwrap(),
+        ],
+        &[("MANCALA_FROM", from)],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("<flag@x.example>"),
+        "{}",
+        stdout(&out)
+    );
+
+    let sent = dir.join("sent");
+    std::fs::create_dir_all(&sent).unwrap();
+    let send = format!("dir:{}", sent.display());
+    let out = mail(
+        &["--store", dir.join("d").to_str().unwrap()],
+        &[("MANCALA_SEND", std::path::Path::new(&send))],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "the reply went to the folder");
+    assert_eq!(std::fs::read_dir(&sent).unwrap().count(), 1);
+
+    let out = mail(&["--no-store"], &[("MANCALA_STORE", &store)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

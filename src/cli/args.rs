@@ -1,7 +1,5 @@
-//! What the user typed, as clap reads it (and `mancala mail`'s own flags
-//! by hand, as clap would). Each doc comment is the help text.
+//! What the user typed, as clap reads it. Each doc comment is the help text.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -350,123 +348,6 @@ pub struct MailArgs {
     pub filter: bool,
 }
 
-/// `mancala mail` read by a parser of its arguments alone. An MTA starts
-/// the referee once a mail, and clap building every command's arguments
-/// (with their help texts drawn from the rulesets' table) was about a
-/// twentieth of its time. Whatever this parser refuses (`--help`, a typo)
-/// goes to the whole parser, so help and errors read as ever.
-#[derive(Debug, Parser)]
-#[command(name = "mancala", disable_help_flag = true)]
-struct MailOnly {
-    #[command(flatten)]
-    mail: MailArgs,
-}
-
-impl Args {
-    /// The command line: a plain `mancala mail ...` read by hand or by the
-    /// parser of its arguments alone, anything else (or anything they
-    /// refuse) by the whole.
-    pub fn read() -> Args {
-        let argv: Vec<OsString> = std::env::args_os().collect();
-        Args::mail_only(&argv).unwrap_or_else(|| Args::parse_from(argv))
-    }
-
-    /// `argv` read as `mancala mail ...` by the parser of its arguments
-    /// alone; `None` when it is not that, or that parser refuses it.
-    fn mail_only(argv: &[OsString]) -> Option<Args> {
-        let (program, rest) = argv.split_first()?;
-        let (command, rest) = rest.split_first()?;
-        if command != "mail" {
-            return None;
-        }
-        let mail = match mail_by_hand(rest, |name| std::env::var_os(name)) {
-            Some(mail) => mail,
-            None => {
-                MailOnly::try_parse_from(std::iter::once(program).chain(rest))
-                    .ok()?
-                    .mail
-            }
-        };
-        Some(Args {
-            command: Command::Mail(mail),
-        })
-    }
-}
-
-/// `mancala mail` with the referee's own flags only, as an MTA's command
-/// line has them, read without clap: building even this one command, and
-/// paging its code in, was a twentieth of a hosted move. Whatever is not
-/// plainly that (another flag, a flag twice, a value that does not read or
-/// starts with `-`, an environment variable set but empty, `--store` with
-/// `--no-store`) is left to clap, which reads it as ever. `env` is the
-/// environment.
-fn mail_by_hand(rest: &[OsString], env: impl Fn(&str) -> Option<OsString>) -> Option<MailArgs> {
-    let (mut send, mut from, mut max_size, mut store) = (None, None, None, None);
-    let mut no_store = false;
-    let mut args = rest.iter();
-    while let Some(arg) = args.next() {
-        let arg = arg.to_str()?;
-        if arg == "--no-store" {
-            if std::mem::replace(&mut no_store, true) {
-                return None;
-            }
-            continue;
-        }
-        let (name, value) = match arg.split_once('=') {
-            Some((name, value)) => (name, OsString::from(value)),
-            None => (arg, args.next()?.clone()),
-        };
-        if value.is_empty() || value.as_encoded_bytes().starts_with(b"-") {
-            return None;
-        }
-        let slot = match name {
-            "--send" => &mut send,
-            "--from" => &mut from,
-            "--max-size" => &mut max_size,
-            "--store" => &mut store,
-            _ => return None,
-        };
-        if slot.replace(value).is_some() {
-            return None;
-        }
-    }
-    // A flag not given is read from its variable, as clap's `env` does.
-    let or_env = |slot: Option<OsString>, name: &str| match slot.or_else(|| env(name)) {
-        Some(value) if value.is_empty() => Err(()),
-        value => Ok(value),
-    };
-    let send = or_env(send, "MANCALA_SEND").ok()?;
-    let from = or_env(from, "MANCALA_FROM").ok()?;
-    let store = or_env(store, "MANCALA_STORE").ok()?;
-    if no_store && store.is_some() {
-        return None;
-    }
-    let text = |value: Option<OsString>, default: &str| {
-        value.map_or(Some(default.to_string()), |v| v.into_string().ok())
-    };
-    let max_size = match max_size {
-        None => 1_000_000,
-        Some(size) => {
-            let size = size.into_string().ok()?;
-            if !size.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            size.parse().ok()?
-        }
-    };
-    Some(MailArgs {
-        referee: RefereeArgs {
-            send: text(send, "stdout")?.parse().ok()?,
-            from: text(from, "referee@localhost")?,
-            max_size,
-            store: store.map(PathBuf::from),
-            no_store,
-        },
-        owner: None,
-        filter: false,
-    })
-}
-
 /// How a referee of mail is set up: `mail` and `maildir` share these.
 #[derive(Debug, clap::Args)]
 pub struct RefereeArgs {
@@ -556,25 +437,25 @@ mod tests {
         assert!(err.to_string().contains("not a side"), "{err}");
     }
 
-    /// The defaults are what these tests read: the referee's variables,
-    /// if the shell running the tests has them, are taken away first
-    /// (std's lock on the environment orders this with the other tests').
-    fn without_referee_variables() {
-        for name in ["MANCALA_SEND", "MANCALA_FROM", "MANCALA_STORE"] {
-            std::env::remove_var(name);
-        }
-    }
-
+    /// The referee's defaults and variables, as declared (what a shell's
+    /// own MANCALA_* variables would change is tested on the binary, in
+    /// tests/cli.rs).
     #[test]
     fn mail_defaults_to_mbox_on_stdout() {
-        without_referee_variables();
-        let args = Args::try_parse_from(["mancala", "mail"]).unwrap();
-        match args.command {
-            Command::Mail(MailArgs { referee, .. }) => {
-                assert_eq!(referee.send, Transport::Stdout);
-                assert_eq!(referee.max_size, 1_000_000);
-            }
-            other => panic!("parsed as {other:?}"),
+        use clap::CommandFactory;
+        let command = Args::command();
+        let mail = command.find_subcommand("mail").unwrap();
+        let arg = |id: &str| mail.get_arguments().find(|a| a.get_id() == id).unwrap();
+        for (id, default, variable) in [
+            ("send", Some("stdout"), Some("MANCALA_SEND")),
+            ("from", Some("referee@localhost"), Some("MANCALA_FROM")),
+            ("max_size", Some("1000000"), None),
+            ("store", None, Some("MANCALA_STORE")),
+        ] {
+            let arg = arg(id);
+            let defaults: Vec<_> = arg.get_default_values().iter().collect();
+            assert_eq!(defaults.first().and_then(|d| d.to_str()), default, "{id}");
+            assert_eq!(arg.get_env().and_then(|v| v.to_str()), variable, "{id}");
         }
         let args =
             Args::try_parse_from(["mancala", "mail", "--send", "smtp://127.0.0.1:2525"]).unwrap();
@@ -588,117 +469,22 @@ mod tests {
                 ..
             })
         ));
+        let args = Args::try_parse_from(["mancala", "mail", "--max-size=5000"]).unwrap();
+        assert!(matches!(
+            args.command,
+            Command::Mail(MailArgs {
+                referee: RefereeArgs { max_size: 5000, .. },
+                ..
+            })
+        ));
         assert!(
             Args::try_parse_from(["mancala", "mail", "--filter"]).is_err(),
             "--filter needs --owner"
         );
         assert!(Args::try_parse_from(["mancala", "mail", "--owner", "b@x.example"]).is_err());
-        let args = Args::try_parse_from(["mancala", "maildir", "inbox", "--no-store"]).unwrap();
-        assert!(matches!(
-            args.command,
-            Command::Maildir {
-                referee: RefereeArgs { no_store: true, .. },
-                ..
-            }
-        ));
         assert!(Args::try_parse_from(["mancala", "mail", "--send", "pigeon"]).is_err());
-    }
-
-    #[test]
-    fn mail_alone_reads_as_the_whole_parser_does() {
-        without_referee_variables();
-        let argv = |args: &[&str]| -> Vec<std::ffi::OsString> {
-            ["mancala"].iter().chain(args).map(Into::into).collect()
-        };
-        // Each read as the whole parser reads it; all but the owner's by
-        // hand (the environment as it is, emptied above).
-        for args in [
-            &["mail"][..],
-            &["mail", "--from", "referee@x.example", "--store", "games"],
-            &["mail", "--store=games", "--from=referee@x.example"],
-            &["mail", "--no-store", "--send", "smtp://127.0.0.1:2525"],
-            &["mail", "--max-size=5000", "--send", "dir:out"],
-            &[
-                "mail",
-                "--max-size",
-                "0",
-                "--send=sendmail:/usr/sbin/sendmail",
-            ],
-            &[
-                "mail",
-                "--owner",
-                "Bill <b@x.example>",
-                "--filter",
-                "--no-store",
-            ],
-        ] {
-            let fast = Args::mail_only(&argv(args)).expect("read by the mail parser");
-            let whole = Args::try_parse_from(argv(args)).unwrap();
-            assert_eq!(format!("{fast:?}"), format!("{whole:?}"), "{args:?}");
-            let by_hand = mail_by_hand(&argv(args)[2..], |name| std::env::var_os(name));
-            if args.contains(&"--owner") {
-                assert!(by_hand.is_none(), "{args:?}");
-            } else {
-                let Command::Mail(whole) = whole.command else {
-                    panic!("{args:?}")
-                };
-                let by_hand = by_hand.expect("read by hand");
-                assert_eq!(format!("{by_hand:?}"), format!("{whole:?}"), "{args:?}");
-            }
-        }
-        // Left to clap: anything not plainly the referee's flags.
-        let none = |_: &str| None;
-        for args in [
-            &["mail", "--help"][..],
-            &["mail", "--owner", "b@x.example", "--filter"],
-            &["mail", "--from", "a@x.example", "--from", "b@x.example"],
-            &["mail", "--no-store", "--no-store"],
-            &["mail", "--store", "s", "--no-store"],
-            &["mail", "--from"],
-            &["mail", "--from", "--store"],
-            &["mail", "--from="],
-            &["mail", "--send", "pigeon"],
-            &["mail", "--max-size", "+5"],
-            &["mail", "--max-size", "5k"],
-            &["mail", "extra"],
-            &["mail", "-s"],
-        ] {
-            assert!(mail_by_hand(&argv(args)[2..], none).is_none(), "{args:?}");
-        }
-        // The variables stand in for flags not given, as clap's `env`.
-        let env = |name: &str| match name {
-            "MANCALA_FROM" => Some("ref@env.example".into()),
-            "MANCALA_STORE" => Some("/srv/games".into()),
-            _ => None,
-        };
-        let mail = mail_by_hand(&argv(&["mail"])[2..], env).unwrap();
-        assert_eq!(mail.referee.from, "ref@env.example");
-        assert_eq!(mail.referee.store, Some(PathBuf::from("/srv/games")));
-        assert_eq!(mail.referee.send, Transport::Stdout);
-        let mail = mail_by_hand(&argv(&["mail", "--from", "a@x.example"])[2..], env).unwrap();
-        assert_eq!(
-            mail.referee.from, "a@x.example",
-            "a flag beats its variable"
-        );
-        assert!(mail_by_hand(&argv(&["mail", "--no-store"])[2..], env).is_none());
-        let empty = |name: &str| (name == "MANCALA_SEND").then(OsString::new);
-        assert!(mail_by_hand(&argv(&["mail"])[2..], empty).is_none());
-        // What it refuses goes to the whole parser: its help, its errors.
-        for args in [
-            &["mail", "--help"][..],
-            &["mail", "-h"],
-            &["mail", "--version"],
-            &["mail", "--filter"],
-            &["mail", "--store", "s", "--no-store"],
-            &["mail", "--owner", "b@x.example"],
-            &["mail", "--send", "pigeon"],
-            &["mail", "extra"],
-            &["maildir", "inbox"],
-            &["new", "wari"],
-        ] {
-            assert!(Args::mail_only(&argv(args)).is_none(), "{args:?}");
-        }
-        assert!(Args::try_parse_from(argv(&["mail", "--filter"])).is_err());
+        assert!(Args::try_parse_from(["mancala", "mail", "--store", "s", "--no-store"]).is_err());
+        assert!(Args::try_parse_from(["mancala", "mail", "--max-size", "5k"]).is_err());
     }
 
     #[test]

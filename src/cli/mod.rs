@@ -9,6 +9,8 @@ mod solve;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+use clap::Parser;
+
 pub use args::Args;
 
 /// Exit codes from sysexits.h, which MTAs and scripts understand.
@@ -62,8 +64,8 @@ impl Failure {
 pub type CliResult = Result<(), Failure>;
 
 /// Runs the command line; returns the exit code.
-pub fn main() -> i32 {
-    let args = Args::read();
+pub fn main() -> u8 {
+    let args = Args::parse();
     // A bug must never lose a player's mail: a panic in the mail command
     // exits 75, so the MTA keeps the mail and tries again later.
     let is_mail = matches!(args.command, args::Command::Mail(_));
@@ -82,7 +84,7 @@ pub fn main() -> i32 {
         Err(failure) => {
             // A closed pipe (`mancala ... | head`) is not worth a message.
             let _ = writeln!(io::stderr(), "mancala: {}", failure.message);
-            i32::from(failure.code)
+            failure.code
         }
     }
 }
