@@ -39,7 +39,7 @@ impl Scene<'_> {
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
             Command::Games => {
-                let listing = self.referee.store.list();
+                let listing = self.referee.store.games_of(self.secrets, address);
                 let games = listing.as_ref().map(|l| l.games.as_slice());
                 (
                     "your games, as you asked.".into(),
@@ -47,7 +47,7 @@ impl Scene<'_> {
                 )
             }
             Command::History => {
-                let listing = self.referee.store.list();
+                let listing = self.referee.store.games_of(self.secrets, address);
                 let games = listing.as_ref().map(|l| l.games.as_slice());
                 (
                     "your finished games, as you asked.".into(),
@@ -56,8 +56,8 @@ impl Scene<'_> {
             }
             Command::Ratings(ruleset) => (
                 "the ratings, as you asked.".into(),
-                match self.referee.store.list() {
-                    Ok(listing) => ratings::table(&ratings::ratings(&listing.games, *ruleset)),
+                match self.referee.store.ratings(*ruleset) {
+                    Ok(list) => ratings::table(&list),
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
