@@ -296,6 +296,21 @@ pub struct Listing {
     pub unreadable: Vec<StoreError>,
 }
 
+impl Listing {
+    /// The games, or the first file that is not a readable game: for a
+    /// decision that a game left out could turn (whether someone plays
+    /// here), which is then the operator's to mend.
+    ///
+    /// # Errors
+    /// The first unreadable file's.
+    pub fn whole(self) -> Result<Vec<GameRecord>, StoreError> {
+        match self.unreadable.into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok(self.games),
+        }
+    }
+}
+
 /// The `format` of a record, read before the rest so that a newer file is
 /// refused as newer rather than as damaged.
 #[derive(serde::Deserialize)]

@@ -43,8 +43,8 @@ impl HostedReferee {
         }
         // Their games read once for all this answer needs (an error is the
         // operator's, never read as "a stranger").
-        let listing = self.store.games_of(secrets, &from.address)?;
-        let games: &[GameRecord] = &listing.games;
+        let games = self.store.games_of(secrets, &from.address)?.whole()?;
+        let games: &[GameRecord] = &games;
         // A player is answered at their address as registered, however the
         // From spelt it.
         let registered = registered_in(games, &from.address);
@@ -203,8 +203,8 @@ impl HostedReferee {
         if !(STRANGER_ANSWERS..PLAYER_ANSWERS).contains(&today) {
             return Ok(false);
         }
-        let listing = self.store.games_of(secrets, address)?;
-        Ok(plays_in(&listing.games, address))
+        let games = self.store.games_of(secrets, address)?.whole()?;
+        Ok(plays_in(&games, address))
     }
 
     /// A mail from a sender who had even a player's answers today, or
