@@ -196,7 +196,7 @@ fn a_stale_entry_is_ignored_and_taken_away_by_the_games_next_save() {
     assert!(games.games.is_empty() && games.unreadable.is_empty());
     // `remind` is handed it to look at, and finds nothing to do.
     let due = store.due(10 * 86_400, 86_400, 2 * 86_400).unwrap();
-    assert_eq!(due.games, [record.id.clone()]);
+    assert_eq!(due.games, std::slice::from_ref(&record.id));
     let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
     let (done, problems) = referee
         .remind(

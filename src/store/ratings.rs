@@ -171,6 +171,23 @@ impl Table {
     }
 }
 
+/// The first `most` of each ruleset in `list`, and every row of `mailbox`
+/// (a player's mail shows them where they stand, not the whole club).
+pub fn leaders(list: &[Rating], most: usize, mailbox: &str) -> Vec<Rating> {
+    let mut kept = Vec::new();
+    let mut place = 0;
+    for (i, rating) in list.iter().enumerate() {
+        place = match i.checked_sub(1).map(|p| list[p].ruleset) {
+            Some(before) if before == rating.ruleset => place + 1,
+            _ => 0,
+        };
+        if place < most || rating.mailbox == mailbox {
+            kept.push(rating.clone());
+        }
+    }
+    kept
+}
+
 /// The ratings as a table for a mail or a terminal, a block per ruleset.
 pub fn table(list: &[Rating]) -> String {
     use std::fmt::Write as _;
