@@ -142,15 +142,8 @@ impl Store {
 
     /// The ids of the game files in the store's folder.
     fn game_ids(&self) -> Result<Vec<GameId>, StoreError> {
-        let mut ids = Vec::new();
-        for entry in fs::read_dir(&self.dir).map_err(io_error(&self.dir))? {
-            let name = entry.map_err(io_error(&self.dir))?.file_name();
-            let name = name.to_string_lossy();
-            if let Some(id) = name.strip_suffix(".json").and_then(GameId::parse) {
-                ids.push(id);
-            }
-        }
-        Ok(ids)
+        let id = |name: String| GameId::parse(name.strip_suffix(".json")?);
+        Ok(names_in(&self.dir)?.into_iter().filter_map(id).collect())
     }
 
     /// Files `record` in the index around `write`, the game file's rename:
@@ -287,21 +280,8 @@ impl Store {
     /// The games and their entries' names in an index folder (none if it
     /// is missing).
     fn entries(&self, dir: &Path) -> Result<Vec<(GameId, String)>, StoreError> {
-        let read = match fs::read_dir(dir) {
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error(dir)(e)),
-        };
-        let mut out = Vec::new();
-        for entry in read {
-            let name = entry.map_err(io_error(dir))?.file_name();
-            let name = name.to_string_lossy().into_owned();
-            let id = name.split('.').next().and_then(GameId::parse);
-            if let Some(id) = id {
-                out.push((id, name));
-            }
-        }
-        Ok(out)
+        let named = |name: String| Some((GameId::parse(name.split('.').next()?)?, name));
+        Ok(names_in(dir)?.into_iter().filter_map(named).collect())
     }
 
     /// The games `remind` must look at by `now`: those owing replies, those
@@ -340,21 +320,10 @@ impl Store {
         })
     }
 
+    /// The day folders of `idle/`, by day.
     fn day_folders(&self, idle: &Path) -> Result<Vec<(u64, String)>, StoreError> {
-        let read = match fs::read_dir(idle) {
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error(idle)(e)),
-        };
-        let mut days = Vec::new();
-        for entry in read {
-            let name = entry.map_err(io_error(idle))?.file_name();
-            let name = name.to_string_lossy().into_owned();
-            if let Ok(day) = name.parse() {
-                days.push((day, name));
-            }
-        }
-        Ok(days)
+        let dated = |name: String| Some((name.parse().ok()?, name));
+        Ok(names_in(idle)?.into_iter().filter_map(dated).collect())
     }
 
     /// Everyone's ratings in `ruleset` (or every ruleset), best first:
@@ -486,6 +455,21 @@ fn is_entry(line: &str) -> bool {
                 && p.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
         })
+}
+
+/// The names in a folder (none if it is missing).
+fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
+    let read = match fs::read_dir(dir) {
+        Ok(read) => read,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_error(dir)(e)),
+    };
+    let mut names = Vec::new();
+    for entry in read {
+        let name = entry.map_err(io_error(dir))?.file_name();
+        names.push(name.to_string_lossy().into_owned());
+    }
+    Ok(names)
 }
 
 fn hints_text(entries: &BTreeSet<String>) -> String {
