@@ -245,7 +245,10 @@ impl Store {
     }
 
     /// Every game in the store, oldest first, and every file that could not
-    /// be read as one (reported, never skipped in silence).
+    /// be read as one (reported, never skipped in silence). It reads every
+    /// game file: for tests and tools that want them all; the referee's
+    /// own lookups go through the index ([`Store::games_of`], [`Store::due`],
+    /// [`Store::under_way`], [`Store::ratings`]).
     ///
     /// # Errors
     /// When the folder cannot be read.
