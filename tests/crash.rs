@@ -50,8 +50,20 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
         })
         .unwrap_or_default();
     sent.sort();
-    let listing = Store::open(store).unwrap().list().unwrap();
+    let store = Store::open(store).unwrap();
+    let listing = store.list().unwrap();
     assert!(listing.unreadable.is_empty(), "{:?}", listing.unreadable);
+    // The index finds each player's games as reading them all does: a kill
+    // between an index entry and the game's rename leaves no game unfound.
+    let secrets = store.secrets().unwrap();
+    for address in [ALICE, BOB] {
+        let ids = |games: &[mancala::store::GameRecord]| -> Vec<String> {
+            let theirs = games.iter().filter(|g| g.side_of(address).is_some());
+            theirs.map(|g| g.id.to_string()).collect()
+        };
+        let indexed = store.games_of(&secrets, address).unwrap();
+        assert_eq!(ids(&indexed.games), ids(&listing.games), "{address}");
+    }
     let games = listing
         .games
         .iter()

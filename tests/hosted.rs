@@ -1017,7 +1017,12 @@ fn mail_cli(dir: &Path, send: &str, mail: &[u8]) -> std::process::Output {
 fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
     let world = World::new("future");
     let (alice, _) = world.game_on();
-    let id = world.the_game().id;
+    // Idle long enough that `remind` must look at it (it reads no other).
+    let mut record = world.the_game();
+    record.last_activity -= 8 * 86_400;
+    record.inviter_confirmed = true;
+    Store::open(&world.dir).unwrap().save_game(&record).unwrap();
+    let id = record.id;
     let path = world.dir.join(format!("{id}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap()

@@ -2,8 +2,8 @@
 //! game, a game's id from the mail that started it, and the digest an
 //! address is filed under.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -60,32 +60,9 @@ impl Store {
         SystemRandom::new()
             .fill(&mut fresh)
             .map_err(|_| StoreError::NoRandom)?;
-        let hex = hex(&fresh);
-        let temp = self.dir.join(format!(".key.{}.tmp", std::process::id()));
-        let mut options = OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let written = options
-            .open(&temp)
-            .and_then(|mut file| {
-                file.write_all(hex.as_bytes())
-                    .and_then(|()| file.sync_all())
-            })
-            .and_then(|()| match fs::hard_link(&temp, &path) {
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-                other => other,
-            })
-            .and_then(|()| {
-                #[cfg(unix)]
-                fs::File::open(&self.dir)?.sync_all()?;
-                Ok(())
-            });
-        let _ = fs::remove_file(&temp);
-        written.map_err(io_error(&path))
+        super::create_whole(&self.dir, &path, hex(&fresh).as_bytes())
+            .map(drop)
+            .map_err(io_error(&path))
     }
 }
 

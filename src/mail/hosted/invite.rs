@@ -150,7 +150,7 @@ impl HostedReferee {
         let digest = secrets.address_digest(&inviter.address);
         let _sender_lock = self.store.lock(&format!("sender-{digest}"))?;
         let mut sender = self.store.load_sender(&digest)?;
-        let plays_here = self.plays_here(&inviter.address);
+        let plays_here = self.counts_as_player(secrets, &sender, &inviter.address)?;
         if let Some(report) =
             self.sender_gate(&mut sender, letter, plays_here, !verified, postman)?
         {
@@ -176,7 +176,7 @@ impl HostedReferee {
                 let lock = self
                     .store
                     .lock(&format!("invitee-{}", secrets.address_digest(address)))?;
-                if let Err(refusal) = self.may_invite(address, &inviter.address, now)? {
+                if let Err(refusal) = self.may_invite(secrets, address, &inviter.address, now)? {
                     return refuse(&mut sender, refusal);
                 }
                 Some(lock)
@@ -252,12 +252,13 @@ impl HostedReferee {
     /// times a day.
     fn may_invite(
         &self,
+        secrets: &Secrets,
         invitee: &str,
         inviter: &str,
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
-        let listing = self.store.list()?;
-        // A game file that cannot be read may hold an open invitation or a
+        let listing = self.store.games_of(secrets, invitee)?;
+        // A game file of theirs that cannot be read may hold an open invitation or a
         // decline: no invitation goes out until the operator mends it.
         if let Some(unreadable) = listing.unreadable.into_iter().next() {
             return Err(unreadable);

@@ -24,10 +24,11 @@ use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::play::{read_request, Refusal};
 use super::Identity;
-use crate::engine::{Game, Pit, Side, SplitMix64};
+use crate::engine::{Pit, Side, SplitMix64};
 use crate::opponent::Opponent;
-use crate::sheet::{Player, Players, RawSheet, Sheet};
-use crate::store::{self, GameId, GameRecord, Secrets, Standing, Store, StoreError};
+use crate::sheet::{RawSheet, Sheet};
+use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Secrets, Standing};
+use crate::store::{Store, StoreError};
 
 /// The referee of games kept in a store.
 #[derive(Clone, Debug)]
@@ -233,34 +234,6 @@ fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreEr
     StoreError::Corrupt {
         path: store.dir().join(format!("{id}.json")),
         error: error.to_string(),
-    }
-}
-
-fn player_of(record: &GameRecord, side: Side) -> Player {
-    let p = record.player(side);
-    Player {
-        name: p.name.clone(),
-        address: p.address.clone(),
-    }
-}
-
-/// The sheet of a stored game, replayed.
-///
-/// # Errors
-/// When the record's turns are not a legal game.
-pub fn record_sheet(record: &GameRecord) -> Result<Sheet, store::ReplayError> {
-    Ok(sheet_of(record, record.game()?))
-}
-
-/// The sheet of a stored game: its game, players and id.
-fn sheet_of(record: &GameRecord, game: Game) -> Sheet {
-    Sheet {
-        game,
-        players: Players {
-            south: player_of(record, Side::South),
-            north: player_of(record, Side::North),
-        },
-        id: Some(record.id.to_string()),
     }
 }
 
@@ -606,23 +579,6 @@ fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
             sheet.name(side),
             played.join(", then ")
         )
-    }
-}
-
-/// `Alice to move`, `over: Bob won`, `waiting for Bob to accept`.
-pub fn summary(record: &GameRecord, game: &Game) -> String {
-    let name = |side: Side| record.player(side).name.clone();
-    match record.standing {
-        Standing::Invited { invitee } => format!("waiting for {} to accept", name(invitee)),
-        Standing::Declined => format!("declined by {}", name(record.inviter.other())),
-        Standing::Playing => match (game.to_move(), game.outcome()) {
-            (Some(side), _) => format!("{} to move", name(side)),
-            (None, Some(outcome)) => match outcome.winner {
-                Some(side) => format!("over: {} won", name(side)),
-                None => "over: a draw".to_string(),
-            },
-            (None, None) => "over".to_string(),
-        },
     }
 }
 

@@ -39,7 +39,7 @@ impl Scene<'_> {
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
             Command::Games => {
-                let listing = self.referee.store.list();
+                let listing = self.referee.store.games_of(self.secrets, address);
                 let games = listing.as_ref().map(|l| l.games.as_slice());
                 (
                     "your games, as you asked.".into(),
@@ -47,7 +47,7 @@ impl Scene<'_> {
                 )
             }
             Command::History => {
-                let listing = self.referee.store.list();
+                let listing = self.referee.store.games_of(self.secrets, address);
                 let games = listing.as_ref().map(|l| l.games.as_slice());
                 (
                     "your finished games, as you asked.".into(),
@@ -56,8 +56,8 @@ impl Scene<'_> {
             }
             Command::Ratings(ruleset) => (
                 "the ratings, as you asked.".into(),
-                match self.referee.store.list() {
-                    Ok(listing) => ratings::table(&ratings::ratings(&listing.games, *ruleset)),
+                match self.referee.store.ratings(*ruleset) {
+                    Ok(list) => ratings_text(&list, address),
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
@@ -168,6 +168,24 @@ const PREVIEW_TURNS: usize = 100;
 fn marked(what: &str, sheet: &Sheet) -> String {
     format!("{NOT_THE_GAME} {what}.\n{sheet}")
 }
+
+/// The best of each game and the asker's own standing: a mail that
+/// fits a window however many play here.
+fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
+    let shown = ratings::leaders(list, RATINGS_SHOWN, &crate::store::mailbox_key(address));
+    let mut text = ratings::table(&shown);
+    if shown.len() < list.len() {
+        let _ = writeln!(
+            text,
+            "\n(The best {RATINGS_SHOWN} of each game, and yours, of {} in all.)",
+            list.len()
+        );
+    }
+    text
+}
+
+/// The most players of each game a mailed ratings table shows.
+const RATINGS_SHOWN: usize = 10;
 
 /// `address`'s finished games, the latest first, with their results.
 pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address: &str) -> String {

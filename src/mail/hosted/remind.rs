@@ -37,17 +37,13 @@ impl HostedReferee {
         postman: &dyn Postman,
     ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
         let secrets = self.store.secrets()?;
-        let listing = self.store.list()?;
-        let mut problems: Vec<DeliveryError> = listing
-            .unreadable
-            .into_iter()
-            .map(DeliveryError::Store)
-            .collect();
+        // Only the games the index says may be due: none read otherwise.
+        let due = self.store.due(now, nudge, forfeit)?;
+        let mut problems = Vec::new();
         let mut done = Vec::new();
-        for listed in listing.games {
-            if let Err(e) = self.remind_game(
-                &secrets, &listed.id, now, nudge, forfeit, postman, &mut done,
-            ) {
+        for id in &due.games {
+            if let Err(e) = self.remind_game(&secrets, id, now, nudge, forfeit, postman, &mut done)
+            {
                 problems.push(e);
             }
         }
