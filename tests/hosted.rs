@@ -1158,7 +1158,10 @@ fn a_game_whose_lock_is_held_stalls_no_new_game() {
     let world = World::new("stall");
     world.game_on();
     let id = world.the_game().id;
-    let _held = Store::open(&world.dir).unwrap().lock(id.as_str()).unwrap();
+    let _held = Store::open(&world.dir)
+        .unwrap()
+        .lock(mancala::store::LockOn::Game(&id))
+        .unwrap();
     let mail = format!("From: carol@players.example\nTo: {REFEREE}\nMessage-ID: <st@x>\n\nnew wari with dave@players.example\n");
     let mut child = spawn(
         &[

@@ -233,6 +233,11 @@ impl Ledger {
             .map(|h| h.event)
     }
 
+    /// Was this mail handled before?
+    pub fn has_handled(&self, mail: &MailKey) -> bool {
+        self.handled(mail).is_some()
+    }
+
     /// The number the next event will have.
     pub fn next_event(&self) -> u32 {
         self.events + 1
@@ -505,5 +510,46 @@ impl SenderRecord {
 impl Default for SenderRecord {
     fn default() -> Self {
         SenderRecord::new()
+    }
+}
+
+/// A record that keeps a [`Ledger`]: a game, or a keyless sender. Each is
+/// changed in one transaction under its lock, and saved whole.
+pub trait Ledgered {
+    fn ledger(&self) -> &Ledger;
+    fn ledger_mut(&mut self) -> &mut Ledger;
+    /// Saves the record: durably (a decision and the replies it owes), or
+    /// not (replies noted as sent: lost to a power cut, they go again).
+    ///
+    /// # Errors
+    /// When the write fails; the old file is then untouched.
+    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError>;
+}
+
+impl Ledgered for GameRecord {
+    fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+    fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError> {
+        if durable {
+            store.save_game(self)
+        } else {
+            store.note_sent(self)
+        }
+    }
+}
+
+impl Ledgered for SenderRecord {
+    fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+    fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+    fn save(&self, store: &super::Store, _durable: bool) -> Result<(), super::StoreError> {
+        store.save_sender(self)
     }
 }
