@@ -181,7 +181,7 @@ impl<'s, R: Ledgered> Transaction<'s, R> {
             .collect();
         self.record
             .ledger_mut()
-            .record(mail, envelopes, crate::store::now());
+            .record(mail, envelopes, crate::store::now(), R::MEMORY);
         self.record.save(self.store, true)
     }
 

@@ -31,6 +31,8 @@ pub struct Letter {
     /// The Message-ID, when it is fit to thread a reply by.
     pub message_id: Option<String>,
     pub references: Vec<String>,
+    /// The mail it answers, when its In-Reply-To is fit to read.
+    pub in_reply_to: Option<String>,
     /// Why it must never be answered (RFC 3834), if so.
     pub automatic: Option<&'static str>,
     pub loops: Vec<String>,
@@ -89,6 +91,7 @@ impl Letter {
             identity,
             message_id: mail.message_id.clone().filter(fit),
             references,
+            in_reply_to: mail.in_reply_to.filter(fit),
             from: mail.from,
             recipients: mail.recipients,
             subject: mail.subject,

@@ -45,6 +45,10 @@ pub enum Refusal {
     OutOfDate,
     #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
     NoOffer,
+    #[error("the mail you answered is older than {name}'s {what}, which stands now: to answer it, reply to the mail that tells of it")]
+    OfferSince { name: String, what: &'static str },
+    #[error("one offer a mail: the first stands; send another in a mail of its own")]
+    OneOfferAMail,
     #[error("there is nothing to take back: {0} (a takeback is asked right after one's own move, before the reply)")]
     NoTakeback(String),
     #[error("if lines go with your move (or after it, while your opponent is to move): write move c and then if e then d")]
@@ -310,6 +314,11 @@ mod tests {
             },
             Refusal::OutOfDate,
             Refusal::NoOffer,
+            Refusal::OfferSince {
+                name: name(),
+                what: "draw offer",
+            },
+            Refusal::OneOfferAMail,
             Refusal::NoTakeback("the last turn is not yours".into()),
             Refusal::ConditionsNeedMove,
             Refusal::NoConditionsAgainstComputer,
@@ -347,6 +356,8 @@ mod tests {
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate
                 | Refusal::NoOffer
+                | Refusal::OfferSince { .. }
+                | Refusal::OneOfferAMail
                 | Refusal::NoTakeback(_)
                 | Refusal::ConditionsNeedMove
                 | Refusal::NoConditionsAgainstComputer

@@ -28,8 +28,8 @@ use serde::Serialize;
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    Ledgered, MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord,
-    Standing, Turn, FORMAT,
+    Ledgered, MailKey, Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord,
+    SetUpRecord, Standing, Turn, FORMAT, HANDLED_KEPT,
 };
 
 /// What can go wrong with the store, and whether waiting helps.

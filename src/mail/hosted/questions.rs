@@ -39,25 +39,24 @@ impl Scene<'_> {
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
             Command::Games => {
-                let listing = self.referee.store.list();
-                let games = listing.as_ref().map(|l| l.games.as_slice());
+                let games = self.games_now(record);
                 (
                     "your games, as you asked.".into(),
-                    self.referee.games_text(self.secrets, games, address),
+                    self.referee
+                        .games_text(self.secrets, games.as_deref(), address),
                 )
             }
             Command::History => {
-                let listing = self.referee.store.list();
-                let games = listing.as_ref().map(|l| l.games.as_slice());
+                let games = self.games_now(record);
                 (
                     "your finished games, as you asked.".into(),
-                    history_text(games, address),
+                    history_text(games.as_deref(), address),
                 )
             }
             Command::Ratings(ruleset) => (
                 "the ratings, as you asked.".into(),
-                match self.referee.store.list() {
-                    Ok(listing) => ratings::table(&ratings::ratings(&listing.games, *ruleset)),
+                match self.games_now(record) {
+                    Ok(games) => ratings::table(&ratings::ratings(&games, *ruleset)),
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
@@ -69,6 +68,17 @@ impl Scene<'_> {
             Command::Preview(turns) => self.preview(side, turns),
             _ => (String::new(), String::new()),
         }
+    }
+
+    /// The store's games, this one as the mail's acts leave it: the
+    /// answers are on the game after the mail, not before it.
+    fn games_now(&self, record: &GameRecord) -> Result<Vec<GameRecord>, StoreError> {
+        let mut games = self.referee.store.list()?.games;
+        match games.iter_mut().find(|g| g.id == record.id) {
+            Some(stored) => *stored = record.clone(),
+            None => games.push(record.clone()),
+        }
+        Ok(games)
     }
 
     /// The sheet as it stood after the first `turns` turns of the log.
