@@ -31,8 +31,11 @@ pub enum Refusal {
         from: String,
         address: String,
     },
-    #[error("{0}")]
-    Illegal(String),
+    /// A sowing the rules refuse, said as the player sees it.
+    #[error("{}", in_your_words(.0))]
+    Illegal(crate::engine::PlayError),
+    #[error("Your {played} earns no free turn, so {rest} cannot follow.")]
+    NoFreeTurn { played: String, rest: String },
     #[error("the mail is larger than {0} bytes; send a plain-text reply without attachments")]
     TooLarge(usize),
     #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
@@ -196,11 +199,10 @@ pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<Strin
     for (i, &pit) in sowings.iter().enumerate() {
         if sheet.game.to_move() != Some(side) {
             *sheet = before;
-            return Err(Refusal::Illegal(format!(
-                "Your {} earns no free turn, so {} cannot follow.",
-                written(&sowings[..i]),
-                written(&sowings[i..])
-            )));
+            return Err(Refusal::NoFreeTurn {
+                played: written(&sowings[..i]),
+                rest: written(&sowings[i..]),
+            });
         }
         match sheet.game.play(pit) {
             Ok(sowing) => {
@@ -215,7 +217,7 @@ pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<Strin
             }
             Err(error) => {
                 *sheet = before;
-                return Err(Refusal::Illegal(in_your_words(&error)));
+                return Err(Refusal::Illegal(error));
             }
         }
     }
@@ -281,6 +283,24 @@ pub fn written(sowings: &[Pit]) -> String {
 mod tests {
     use super::*;
 
+    /// The engine's refusal of South's empty `a` in Wari.
+    fn empty_pit() -> crate::engine::PlayError {
+        let rules = crate::engine::Ruleset::Wari.configure(None, None).unwrap();
+        let mut game = crate::engine::Game::new(rules, Side::South);
+        let a = Pit::new(0);
+        game.play(a).unwrap();
+        game.play(a).unwrap();
+        game.play(a).unwrap_err()
+    }
+
+    #[test]
+    fn an_illegal_sowing_is_said_as_the_player_sees_it() {
+        assert_eq!(
+            Refusal::Illegal(empty_pit()).to_string(),
+            "Your a is empty. Legal: b, c, d, e, f."
+        );
+    }
+
     /// One of each refusal. The match has no catch-all, so a new refusal
     /// does not compile until it is added here.
     fn one_of_each() -> Vec<Refusal> {
@@ -304,7 +324,11 @@ mod tests {
                 from: "eve@x.example".into(),
                 address: "bob@x.example".into(),
             },
-            Refusal::Illegal("Your c is empty. Legal: a, b, d.".into()),
+            Refusal::Illegal(empty_pit()),
+            Refusal::NoFreeTurn {
+                played: "c".into(),
+                rest: "d".into(),
+            },
             Refusal::TooLarge(1_000_000),
             Refusal::NoKey,
             Refusal::NoGame("k7q2mx".into()),
@@ -350,6 +374,7 @@ mod tests {
                 | Refusal::GameOver
                 | Refusal::NotYourMove { .. }
                 | Refusal::Illegal(_)
+                | Refusal::NoFreeTurn { .. }
                 | Refusal::TooLarge(_)
                 | Refusal::NoKey
                 | Refusal::NoGame(_)
@@ -402,7 +427,10 @@ mod tests {
             "replies",
             "put ",
         ];
-        for refusal in one_of_each() {
+        // A turn's sowing after one that earned no free turn: worded as it
+        // was when it was an `Illegal` text, which no test held to this.
+        let worded_before = |r: &Refusal| matches!(r, Refusal::NoFreeTurn { .. });
+        for refusal in one_of_each().into_iter().filter(|r| !worded_before(r)) {
             let text = refusal.to_string().to_lowercase();
             assert!(ways.iter().any(|w| text.contains(w)), "{refusal:?}: {text}");
         }
