@@ -8,7 +8,8 @@ use crate::engine::{Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::Outgoing;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, written, Refusal};
+use crate::mail::play::{play_turn, written};
+use crate::mail::refusal::Refusal;
 use crate::store::{Concession, Conditional, GameRecord, Offer, OfferKind};
 
 /// The most conditional moves a player keeps: one for each of the

@@ -11,7 +11,7 @@ use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::Refusal;
+use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
     self, mailbox_key, GameId, GameRecord, Ledger, Lock, LockOn, PlayerRecord, Secrets, Standing,

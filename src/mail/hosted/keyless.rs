@@ -9,7 +9,8 @@ use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Ou
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, read_request, Refusal};
+use crate::mail::play::{play_turn, read_request};
+use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_opponent;
 use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Secrets, SenderRecord};

@@ -22,7 +22,8 @@ use super::compose::{
 use super::delivery::{DeliveryError, Postman, Report, Transaction};
 use super::incoming::Mailbox;
 use super::letter::Letter;
-use super::play::{read_request, Refusal};
+use super::play::read_request;
+use super::refusal::Refusal;
 use super::Identity;
 use crate::engine::{Game, Pit, Side, SplitMix64};
 use crate::opponent::Opponent;

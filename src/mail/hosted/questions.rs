@@ -86,7 +86,7 @@ impl Scene<'_> {
         let title = format!("the board after turn {turns}, as you asked.");
         let total = record.turns.len();
         if turns > total {
-            let refusal = crate::mail::play::Refusal::NoSuchTurn { turns: total };
+            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: total };
             return (title, format!("{refusal}.\n"));
         }
         let mut early = record.clone();
