@@ -1,5 +1,7 @@
-//! A referee killed at any system call loses and doubles nothing. For a
-//! start, an accept and a move, the real binary runs under strace once per
+//! A referee killed at any system call loses and doubles nothing. For each
+//! transaction path (an invitation, an accept, a move, a keyless answer, a
+//! takeback accepted, a conditional move triggered, a forfeit by `remind`),
+//! the real binary runs under strace once per
 //! (system call, n) pair it makes, killed by SIGKILL at the nth call of
 //! that kind; then the same mail is delivered again, as the MTA would. The
 //! store must end as an uninterrupted run leaves it, and the players must
@@ -14,7 +16,7 @@ use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::Referee;
-use mancala::store::Store;
+use mancala::store::{SenderRecord, Store};
 
 mod common;
 
@@ -24,6 +26,13 @@ const BOB: &str = "bob@players.example";
 
 fn press_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
     common::press_reply(REFEREE, from, received, words, message_id)
+}
+
+fn to(out: &[Outgoing], address: &str) -> Outgoing {
+    out.iter()
+        .find(|o| o.to.address == address)
+        .cloned()
+        .unwrap_or_else(|| panic!("nothing to {address}"))
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -77,20 +86,52 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
                 g.ledger.events
             )
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // A keyless sender's record: its answers counted once, none owed. (The
+    // count an invitation adds is saved after its game, by design: lost to
+    // a crash, it is one answer the sender gets for free.)
+    let senders = std::fs::read_dir(store.dir().join("senders"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut games = games;
+    for path in senders
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let sender: SenderRecord =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert!(
+            sender.ledger.outbox.is_empty(),
+            "{path:?}: replies left unsent"
+        );
+        if sender.ledger.events == 0 {
+            continue;
+        }
+        games.push(format!(
+            "sender {} answers, {} events",
+            sender.answered.len(),
+            sender.ledger.events
+        ));
+    }
+    games.sort();
     (sent, games)
 }
 
-fn mail_args<'a>(store: &'a str, send: &'a str) -> [&'a str; 7] {
-    ["mail", "--from", REFEREE, "--store", store, "--send", send]
-}
+/// What the referee is run on: a mail on standard input, or `mancala
+/// remind` forfeiting whoever is to move (an empty input).
+const REMIND: &[u8] = b"";
 
 fn run_referee(prefix: &[&str], store: &Path, out: &Path, mail: &[u8]) -> std::process::ExitStatus {
     let send = format!("dir:{}", out.display());
     let store = store.to_str().unwrap();
     let mut args: Vec<&str> = prefix.to_vec();
     args.push(env!("CARGO_BIN_EXE_mancala"));
-    args.extend(mail_args(store, &send));
+    if mail == REMIND {
+        args.extend(["remind", "--nudge", "0", "--forfeit", "0"]);
+    } else {
+        args.push("mail");
+    }
+    args.extend(["--from", REFEREE, "--store", store, "--send", &send]);
     let mut child = Command::new(args[0])
         .args(&args[1..])
         .stdin(Stdio::piped())
@@ -213,14 +254,65 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     let boards = deliver(&move_dir, &accept);
     let alice = boards.into_iter().find(|o| o.to.address == ALICE).unwrap();
     let play = press_reply(ALICE, &alice, "move c\nGood luck!", "mv@players.example");
-    let mut runs = 0;
-    for (name, dir, mail) in [
-        ("start", &start_dir, &start),
-        ("accept", &accept_dir, &accept),
-        ("move", &move_dir, &play),
-    ] {
-        runs += exhaustively(name, dir, mail.as_bytes());
-    }
+    // After Alice's move: Bob's turn, and the states that follow from it.
+    let moved_dir = base.join("moved");
+    copy_dir(&move_dir, &moved_dir);
+    let after_move = deliver(&moved_dir, &play);
+    let takeback_dir = base.join("takeback");
+    copy_dir(&moved_dir, &takeback_dir);
+    let asked = deliver(
+        &takeback_dir,
+        &press_reply(
+            ALICE,
+            &to(&after_move, ALICE),
+            "takeback",
+            "tb@players.example",
+        ),
+    );
+    let takeback = press_reply(BOB, &to(&asked, BOB), "accept", "tba@players.example");
+    // Alice's move with a conditional answer to Bob's c, which Bob plays.
+    let condition_dir = base.join("condition");
+    copy_dir(&move_dir, &condition_dir);
+    let kept = deliver(
+        &condition_dir,
+        &press_reply(ALICE, &alice, "move c\nif c then d", "cd@players.example"),
+    );
+    let reply = press_reply(BOB, &to(&kept, BOB), "move c", "bc@players.example");
+    let trial = base.join("trial");
+    copy_dir(&condition_dir, &trial);
+    assert!(
+        to(&deliver(&trial, &reply), ALICE)
+            .body
+            .contains("By Alice's conditional move"),
+        "the condition is triggered"
+    );
+    let stranger = format!(
+        "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <k1@players.example>\n\nhelp\n"
+    );
+    let paths = [
+        ("start", &start_dir, start.as_bytes()),
+        ("accept", &accept_dir, accept.as_bytes()),
+        ("move", &move_dir, play.as_bytes()),
+        ("keyless", &start_dir, stranger.as_bytes()),
+        ("takeback", &takeback_dir, takeback.as_bytes()),
+        ("condition", &condition_dir, reply.as_bytes()),
+        ("forfeit", &moved_dir, REMIND),
+    ];
+    // The paths side by side: each works in folders of its own.
+    let runs: usize = std::thread::scope(|scope| {
+        let running: Vec<_> = paths
+            .into_iter()
+            .map(|(name, dir, mail)| {
+                scope.spawn(move || {
+                    let began = std::time::Instant::now();
+                    let kills = exhaustively(name, dir, mail);
+                    println!("{name}: {kills} kills in {:.1?}", began.elapsed());
+                    kills
+                })
+            })
+            .collect();
+        running.into_iter().map(|t| t.join().unwrap()).sum()
+    });
     println!("{runs} kills, each followed by a retry: nothing lost, nothing doubled");
     assert!(
         runs > 100,

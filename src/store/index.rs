@@ -48,8 +48,8 @@ use std::path::{Path, PathBuf};
 
 use super::ratings::{self, Table};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Folder, GameId, GameRecord, Listing, Secrets,
-    Standing, Store, StoreError,
+    io_error, mailbox_key, replace_file, sync_folder, Folder, GameId, GameRecord, Listing, LockOn,
+    Secrets, Standing, Store, StoreError,
 };
 use crate::engine::{Game, Side};
 
@@ -87,7 +87,7 @@ impl Store {
         if version.exists() {
             return Ok(());
         }
-        let _lock = self.lock("index")?;
+        let _lock = self.lock(LockOn::Index)?;
         if version.exists() {
             return Ok(());
         }
@@ -336,6 +336,12 @@ impl Store {
         &self,
         ruleset: Option<crate::engine::Ruleset>,
     ) -> Result<Vec<ratings::Rating>, StoreError> {
+        self.count_owed_ratings()?;
+        Ok(self.read_table()?.list(ruleset))
+    }
+
+    /// Counts every game whose count a crash left owed.
+    fn count_owed_ratings(&self) -> Result<(), StoreError> {
         self.ensure_index(&self.secrets()?)?;
         let to_rate = self.index_dir().join("to-rate");
         for (id, _) in self.entries(&to_rate)? {
@@ -346,12 +352,37 @@ impl Store {
                 _ => remove_entry(&to_rate.join(id.as_str()))?,
             }
         }
-        Ok(self.read_table()?.list(ruleset))
+        Ok(())
+    }
+
+    /// As [`Store::ratings`], with `record` counted too if it has ended
+    /// and is not counted yet: the ratings as a mail's acts leave them,
+    /// before its game is saved.
+    ///
+    /// # Errors
+    /// As [`Store::ratings`].
+    pub fn ratings_after(
+        &self,
+        ruleset: Option<crate::engine::Ruleset>,
+        record: &GameRecord,
+    ) -> Result<Vec<ratings::Rating>, StoreError> {
+        self.count_owed_ratings()?;
+        let mut table = self.read_table()?;
+        let counted = self
+            .index_dir()
+            .join("rated")
+            .join(record.id.as_str())
+            .exists()
+            || table.last.as_ref() == Some(&record.id);
+        if is_rated(record) && !counted {
+            table.count(record);
+        }
+        Ok(table.list(ruleset))
     }
 
     /// Counts an ended game in the ratings once (see the module's text).
     fn count_rating(&self, record: &GameRecord) -> Result<(), StoreError> {
-        let _lock = self.lock("ratings")?;
+        let _lock = self.lock(LockOn::Ratings)?;
         let rated = self.index_dir().join("rated");
         let mut table = self.read_table()?;
         if let Some(last) = &table.last {

@@ -32,8 +32,8 @@ pub use index::Due;
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing,
-    Turn, FORMAT,
+    Ledgered, MailKey, Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord,
+    SetUpRecord, Standing, Turn, FORMAT, HANDLED_KEPT,
 };
 pub use view::{player_of, record_sheet, sheet_of, summary};
 
@@ -72,6 +72,34 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 #[derive(Debug)]
 pub struct Lock {
     _file: File,
+}
+
+/// What a lock holds. An address has a lock for each role it plays, so
+/// that two invitations crossing (Alice inviting Bob as Bob invites Alice)
+/// take them in the same order: sender first, then invitee.
+#[derive(Clone, Copy, Debug)]
+pub enum LockOn<'a> {
+    Game(&'a GameId),
+    /// A keyless address's answers (its daily limit), by its digest.
+    Sender(&'a str),
+    /// The invitations an address gets, by its digest.
+    Invitee(&'a str),
+    /// The index, while it is built from the game files.
+    Index,
+    /// The ratings table, while a game is counted in it.
+    Ratings,
+}
+
+impl LockOn<'_> {
+    fn file_name(self) -> String {
+        match self {
+            LockOn::Game(id) => format!("{id}.lock"),
+            LockOn::Sender(digest) => format!("sender-{digest}.lock"),
+            LockOn::Invitee(digest) => format!("invitee-{digest}.lock"),
+            LockOn::Index => "index.lock".to_string(),
+            LockOn::Ratings => "ratings.lock".to_string(),
+        }
+    }
 }
 
 /// The store: a folder of game files, their locks, and the key.
@@ -126,15 +154,14 @@ impl Store {
         self.dir.join("senders").join(format!("{digest}.json"))
     }
 
-    /// Waits for, then holds, the lock called `name` (a game id, or
-    /// `sender-<digest>`): mails for one game are handled one at a time;
-    /// other games are not held up.
+    /// Waits for, then holds, the lock on `on`: mails for one game are
+    /// handled one at a time; other games are not held up.
     ///
     /// # Errors
     /// When the lock file cannot be opened or locked.
-    pub fn lock(&self, name: &str) -> Result<Lock, StoreError> {
+    pub fn lock(&self, on: LockOn) -> Result<Lock, StoreError> {
         let dir = self.dir.join("locks");
-        let path = dir.join(format!("{name}.lock"));
+        let path = dir.join(on.file_name());
         let open = || {
             OpenOptions::new()
                 .create(true)

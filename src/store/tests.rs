@@ -221,7 +221,12 @@ fn the_ledger_settles_each_reply_on_its_own() {
     };
     let mail = MailKey("m1".into());
     assert_eq!(
-        ledger.record(mail.clone(), vec![envelope("r1"), envelope("r2")], 5),
+        ledger.record(
+            mail.clone(),
+            vec![envelope("r1"), envelope("r2")],
+            5,
+            Memory::Recent
+        ),
         1
     );
     assert_eq!(ledger.handled(&mail), Some(1));
@@ -306,4 +311,23 @@ fn a_mailed_ratings_table_keeps_the_best_of_each_game_and_the_askers_rows() {
             (Ruleset::Wari, "p4@x"),
         ]
     );
+}
+
+#[test]
+fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
+    let key = |i: usize| MailKey::of_message_id(&format!("m{i}@x"));
+    for (memory, remembered) in [(Memory::Lifelong, true), (Memory::Recent, false)] {
+        let mut ledger = Ledger::default();
+        for i in 0..HANDLED_KEPT + 5 {
+            ledger.record(key(i), Vec::new(), 0, memory);
+        }
+        assert_eq!(ledger.handled.len(), HANDLED_KEPT, "{memory:?}");
+        assert!(ledger.has_handled(&key(HANDLED_KEPT + 4)), "{memory:?}");
+        for i in 0..5 {
+            assert_eq!(ledger.has_handled(&key(i)), remembered, "{memory:?}: {i}");
+        }
+        assert!(!ledger.has_handled(&key(HANDLED_KEPT + 5)), "{memory:?}");
+        // 16 bytes a mail beyond those kept whole.
+        assert_eq!(ledger.older.len(), if remembered { 5 * 16 } else { 0 });
+    }
 }

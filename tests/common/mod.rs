@@ -87,9 +87,10 @@ pub fn press_reply(
 ) -> String {
     let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
     format!(
-        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\n\n{words}\n\n{quoted}",
+        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\nIn-Reply-To: <{}>\n\n{words}\n\n{quoted}",
         received.reply_to.as_deref().unwrap_or(referee),
-        received.subject
+        received.subject,
+        received.message_id
     )
 }
 

@@ -6,10 +6,11 @@
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
 use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Outgoing};
-use crate::mail::delivery::{flush, DeliveryError, Postman, Report};
+use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, read_request, Refusal};
+use crate::mail::play::{play_turn, read_request};
+use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_opponent;
 use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
@@ -174,16 +175,14 @@ impl HostedReferee {
         (body, reply_to): (String, Option<String>),
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let digest = secrets.address_digest(&to.address);
-        let _lock = self.store.lock(&format!("sender-{digest}"))?;
-        let mut sender = self.store.load_sender(&digest)?;
+        let mut sender = self.sender(secrets, &to.address)?;
         let plays_here = match plays_here {
             Some(plays_here) => plays_here,
-            None => self.counts_as_player(secrets, &sender, &to.address)?,
+            None => self.counts_as_player(secrets, &sender.record, &to.address)?,
         };
         match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
             Some(report) => Ok(report),
-            None => self.reply_to_sender(&mut sender, letter, to, body, reply_to, postman),
+            None => self.reply_to_sender(sender, letter, to, body, reply_to, postman),
         }
     }
 
@@ -216,11 +215,9 @@ impl HostedReferee {
         from: &Mailbox,
         postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
-        let digest = secrets.address_digest(&from.address);
-        let _lock = self.store.lock(&format!("sender-{digest}"))?;
-        let mut sender = self.store.load_sender(&digest)?;
-        let spent = sender.answers_today(store::now()) >= PLAYER_ANSWERS;
-        if !spent && sender.ledger.handled(&letter.identity).is_none() {
+        let mut sender = self.sender(secrets, &from.address)?;
+        let spent = sender.record.answers_today(store::now()) >= PLAYER_ANSWERS;
+        if !spent && !sender.record.ledger.has_handled(&letter.identity) {
             return Ok(None);
         }
         self.sender_gate(&mut sender, letter, true, true, postman)
@@ -231,17 +228,14 @@ impl HostedReferee {
     /// noted and left unanswered. `None`: go on and answer.
     pub(super) fn sender_gate(
         &self,
-        sender: &mut SenderRecord,
+        sender: &mut Transaction<'_, SenderRecord>,
         letter: &Letter,
         plays_here: bool,
         limited: bool,
         postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
-        if let Some(event) = sender.ledger.handled(&letter.identity) {
-            let mut report = Report::ignored(format!(
-                "mail handled before (event {event}); sending what did not go"
-            ));
-            self.flush_sender(sender, postman, &mut report)?;
+        let mut report = Report::default();
+        if sender.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(Some(report));
         }
         let now = store::now();
@@ -250,11 +244,8 @@ impl HostedReferee {
         } else {
             STRANGER_ANSWERS
         };
-        if limited && sender.answers_today(now) >= cap {
-            sender
-                .ledger
-                .record(letter.identity.clone(), Vec::new(), now);
-            self.store.save_sender(sender)?;
+        if limited && sender.record.answers_today(now) >= cap {
+            sender.commit(letter.identity.clone(), Vec::new())?;
             return Ok(Some(Report::ignored(format!(
                 "not answered: this address had its {cap} answers today"
             ))));
@@ -262,46 +253,27 @@ impl HostedReferee {
         Ok(None)
     }
 
+    /// The one answer to a sender, counted, committed and sent.
     pub(super) fn reply_to_sender(
         &self,
-        sender: &mut SenderRecord,
+        mut sender: Transaction<'_, SenderRecord>,
         letter: &Letter,
         to: &Mailbox,
         body: String,
         reply_to: Option<String>,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let now = store::now();
-        let event = sender.ledger.next_event();
         // Named by the mail it answers, not by a count the sender file keeps:
         // a lost `senders/` never gives a new answer an old one's Message-ID.
-        let scope = format!("s{}", &sender.digest[..12]);
+        let scope = format!("s{}", &sender.record.digest[..12]);
         let message_id = self.message_id(&scope, 0, &letter.identity.0[..16]);
         let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature())
             .with_reply_to(reply_to)
             .with_html(None);
-        sender.count_answer(now);
-        sender
-            .ledger
-            .record(letter.identity.clone(), vec![out.into_envelope(event)], now);
-        self.store.save_sender(sender)?;
+        sender.record.count_answer(store::now());
         let mut report = Report::ignored(format!("answered {}", to.address));
-        self.flush_sender(sender, postman, &mut report)?;
+        sender.finish(letter.identity.clone(), vec![out], postman, &mut report)?;
         Ok(report)
-    }
-
-    /// Sends what the sender is owed, then saves their record once.
-    fn flush_sender(
-        &self,
-        sender: &mut SenderRecord,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<(), DeliveryError> {
-        let flushed = flush(&mut sender.ledger, postman, report);
-        if flushed.settled {
-            self.store.save_sender(sender)?;
-        }
-        flushed.finish()
     }
 }
 

@@ -3,7 +3,7 @@
 //! transaction, and a notice that failed to go goes with the next run.
 
 use super::{corrupt, sheet_of, HostedReferee, Scene};
-use crate::mail::delivery::{DeliveryError, Postman, Report};
+use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::store::{Concession, MailKey};
 
 /// What `remind` did to one game.
@@ -62,25 +62,27 @@ impl HostedReferee {
         postman: &dyn Postman,
         done: &mut Vec<Reminder>,
     ) -> Result<(), DeliveryError> {
-        let _lock = self.store.lock(id.as_str())?;
-        let Some(mut record) = self.store.load_game(id)? else {
+        let (lock, record) = self.lock_game(id)?;
+        let Some(record) = record else {
             return Ok(());
         };
+        let mut game = Transaction::new(&self.store, lock, record);
         let mut report = Report::default();
-        if record.ledger.pending().next().is_some() {
-            self.flush_game(&mut record, postman, &mut report)?;
+        if game.record.ledger.pending().next().is_some() {
+            game.send(postman, &mut report)?;
             done.push(Reminder::Resent {
                 game: id.to_string(),
                 mails: report.sent.len(),
             });
         }
+        let record = &mut game.record;
         if !record.is_playing() || !record.inviter_confirmed {
             // Never a word to someone who has not accepted, nor to an inviter
             // who never showed their key (their From may have been forged).
             return Ok(());
         }
-        let game = record.game().map_err(|e| corrupt(&self.store, id, e))?;
-        let Some(side) = game.to_move() else {
+        let replayed = record.game().map_err(|e| corrupt(&self.store, id, e))?;
+        let Some(side) = replayed.to_move() else {
             return Ok(());
         };
         if record.computer == Some(side) || record.player(side).address.is_none() {
@@ -92,7 +94,7 @@ impl HostedReferee {
         let mut scene = Scene {
             referee: self,
             secrets,
-            sheet: sheet_of(&record, game),
+            sheet: sheet_of(record, replayed),
             id: id.clone(),
             event: record.ledger.next_event(),
             letter: None,
@@ -122,12 +124,9 @@ impl HostedReferee {
         } else {
             return Ok(());
         };
-        let event = scene.event;
-        let key = MailKey(format!("remind-{event}"));
-        let envelopes = mails.into_iter().map(|m| m.into_envelope(event)).collect();
-        record.ledger.record(key, envelopes, now);
-        self.store.save_game(&record)?;
+        let key = MailKey(format!("remind-{}", scene.event));
+        game.commit(key, mails)?;
         done.push(what);
-        self.flush_game(&mut record, postman, &mut report)
+        game.send(postman, &mut report)
     }
 }
