@@ -23,6 +23,8 @@ mod common;
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";
 const BOB: &str = "bob@players.example";
+/// Kill points tried at once (threads, each with its own store).
+const WORKERS: usize = 4;
 
 fn press_reply(from: &str, received: &Outgoing, words: &str, message_id: &str) -> String {
     common::press_reply(REFEREE, from, received, words, message_id)
@@ -177,51 +179,80 @@ fn exhaustively(name: &str, before: &Path, mail: &[u8]) -> usize {
         !expected.0.is_empty(),
         "{name}: the uninterrupted run sent nothing"
     );
-    let mut runs = 0;
-    for (call, &count) in &calls {
-        if call == "exit_group" || call == "execve" {
-            continue; // killed there, the work is done or not begun
+    // Every (call, n) pair but those where the work is done or not begun.
+    let kills: Vec<(&str, usize)> = calls
+        .iter()
+        .filter(|(call, _)| *call != "exit_group" && *call != "execve")
+        .flat_map(|(call, &count)| (1..=count).map(move |n| (call.as_str(), n)))
+        .collect();
+    // Each worker kills and retries in a store and an outbox of its own; the
+    // runs wait on strace and fsync far more than on the processors.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for worker in 0..WORKERS {
+            let (next, kills, expected, work) = (&next, &kills, &expected, &work);
+            scope.spawn(move || {
+                let store = work.join(format!("store-{worker}"));
+                let out = work.join(format!("out-{worker}"));
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&kill) = kills.get(i) else {
+                        break;
+                    };
+                    kill_and_retry(name, before, mail, &store, &out, kill, expected);
+                }
+            });
         }
-        for n in 1..=count {
-            copy_dir(before, &store);
-            let _ = std::fs::remove_dir_all(&out);
-            let inject = format!("inject={call}:signal=SIGKILL:when={n}");
-            let killed = run_referee(
-                &[
-                    "strace",
-                    "-f",
-                    "-qq",
-                    "-o",
-                    "/dev/null",
-                    "-e",
-                    &format!("trace={call}"),
-                    "-e",
-                    &inject,
-                ],
-                &store,
-                &out,
-                mail,
-            );
-            // strace ends as its tracee did: by SIGKILL (or exit 128 + 9).
-            use std::os::unix::process::ExitStatusExt;
-            assert!(
-                killed.signal() == Some(9) || killed.code() == Some(137),
-                "{name}: {call} #{n} was not killed: {killed:?}"
-            );
-            let again = run_referee(&[], &store, &out, mail);
-            assert!(
-                again.success(),
-                "{name}: the retry after a kill at {call} #{n} failed"
-            );
-            assert_eq!(
-                outcome(&store, &out),
-                expected,
-                "{name}: killed at {call} #{n}"
-            );
-            runs += 1;
-        }
-    }
-    runs
+    });
+    kills.len()
+}
+
+/// Runs the referee on a copy of `before`, killed by SIGKILL at the nth
+/// `call`, delivers the mail again, and compares with the uninterrupted run.
+fn kill_and_retry(
+    name: &str,
+    before: &Path,
+    mail: &[u8],
+    store: &Path,
+    out: &Path,
+    (call, n): (&str, usize),
+    expected: &(Vec<String>, Vec<String>),
+) {
+    copy_dir(before, store);
+    let _ = std::fs::remove_dir_all(out);
+    let inject = format!("inject={call}:signal=SIGKILL:when={n}");
+    let killed = run_referee(
+        &[
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            &format!("trace={call}"),
+            "-e",
+            &inject,
+        ],
+        store,
+        out,
+        mail,
+    );
+    // strace ends as its tracee did: by SIGKILL (or exit 128 + 9).
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        killed.signal() == Some(9) || killed.code() == Some(137),
+        "{name}: {call} #{n} was not killed: {killed:?}"
+    );
+    let again = run_referee(&[], store, out, mail);
+    assert!(
+        again.success(),
+        "{name}: the retry after a kill at {call} #{n} failed"
+    );
+    assert_eq!(
+        &outcome(store, out),
+        expected,
+        "{name}: killed at {call} #{n}"
+    );
 }
 
 #[test]
