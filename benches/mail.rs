@@ -106,6 +106,7 @@ fn check_move(bin: &str, args: &[&str], mail: &str, pit: Pit) {
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .and_then(|mut c| {
             c.stdin.take().unwrap().write_all(mail.as_bytes())?;
@@ -246,15 +247,20 @@ fn main() {
         "{bin}: medians of {} runs side by side; a Super-Wari game of {SOWINGS} sowings",
         runs()
     );
-    println!("/bin/true:                        {:>7.3} ms", ms(truth));
+    // The figures are only as good as the machine is quiet.
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        println!("load average: {}", load.trim());
+    }
+    println!("/bin/true:            {:>8.3} ms", ms(truth));
     println!(
-        "storeless mail ({} bytes):      {:>7.3} ms",
-        storeless.len(),
-        ms(mail)
+        "storeless mail:       {:>8.3} ms ({} bytes in)",
+        ms(mail),
+        storeless.len()
     );
-    println!("hosted move by key:               {:>7.3} ms", ms(moves));
+    println!("hosted move by key:   {:>8.3} ms", ms(moves));
     println!(
-        "its durable writes ({owed_bytes} + {after_bytes} bytes): {:>7.3} ms (the move {:.3}, marked sent {:.3})",
+        "its durable writes:   {:>8.3} ms (the move with its replies, {owed_bytes} bytes: {:.3}; \
+         marked sent, {after_bytes} bytes: {:.3})",
         ms(writes),
         ms(durable),
         ms(noted),

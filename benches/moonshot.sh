@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Solves a game's start position as README's "The moonshot" reports:
+# Solves a game's start position as docs/perfect-play.md reports:
 # endgame tables to N stones in pits, then the exact solver with a
 # transposition table of M megabytes, each step on standard error.
 #

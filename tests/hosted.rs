@@ -1017,7 +1017,12 @@ fn mail_cli(dir: &Path, send: &str, mail: &[u8]) -> std::process::Output {
 fn a_game_file_of_a_newer_format_is_kept_and_the_mail_deferred() {
     let world = World::new("future");
     let (alice, _) = world.game_on();
-    let id = world.the_game().id;
+    // Idle long enough that `remind` must look at it (it reads no other).
+    let mut record = world.the_game();
+    record.last_activity -= 8 * 86_400;
+    record.inviter_confirmed = true;
+    Store::open(&world.dir).unwrap().save_game(&record).unwrap();
+    let id = record.id;
     let path = world.dir.join(format!("{id}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap()
@@ -1158,7 +1163,10 @@ fn a_game_whose_lock_is_held_stalls_no_new_game() {
     let world = World::new("stall");
     world.game_on();
     let id = world.the_game().id;
-    let _held = Store::open(&world.dir).unwrap().lock(id.as_str()).unwrap();
+    let _held = Store::open(&world.dir)
+        .unwrap()
+        .lock(mancala::store::LockOn::Game(&id))
+        .unwrap();
     let mail = format!("From: carol@players.example\nTo: {REFEREE}\nMessage-ID: <st@x>\n\nnew wari with dave@players.example\n");
     let mut child = spawn(
         &[
@@ -1277,4 +1285,103 @@ fn each_log_line_starts_with_the_time_and_the_game() {
         .id
         .to_string();
     assert_eq!(words[2], id, "{line}");
+}
+
+#[test]
+fn an_accept_answers_the_offer_of_the_mail_it_replies_to_and_a_mail_makes_one_offer() {
+    let world = World::new("offer-answered");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "o1@players.example"));
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "takeback", "o2@x"));
+    let bob_told_of_takeback = to(&out, BOB);
+    assert!(bob_told_of_takeback
+        .body
+        .contains("Alice asks to take back"));
+    // The draw offer replaces the takeback; the takeback after it is refused.
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &to(&out, ALICE),
+        "offer draw\ntakeback",
+        "o3@x",
+    ));
+    assert!(
+        to(&out, ALICE).body.contains("one offer a mail"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    let bob_told_of_draw = to(&out, BOB);
+    // Bob's accept of the takeback's mail answers an offer that no longer stands.
+    let out = world.deliver(&press_reply(BOB, &bob_told_of_takeback, "accept", "o4@x"));
+    assert_eq!(out.len(), 1, "to Bob alone");
+    assert!(
+        to(&out, BOB)
+            .body
+            .contains("the mail you answered is older than Alice's draw offer"),
+        "{}",
+        out[0].body
+    );
+    let game = world.the_game();
+    assert_eq!(game.turns.len(), 1, "nothing taken back");
+    assert!(game.conceded.is_none(), "no draw");
+    // Accepted from the mail that carried it, the draw offer ends the game.
+    let out = world.deliver(&press_reply(BOB, &bob_told_of_draw, "accept", "o5@x"));
+    assert!(
+        to(&out, ALICE)
+            .body
+            .contains("Bob accepted Alice's draw offer: the game is drawn."),
+        "{}",
+        to(&out, ALICE).body
+    );
+    assert!(world.the_game().conceded.is_some());
+}
+
+#[test]
+fn an_old_accept_fetched_again_after_505_newer_mails_accepts_no_new_takeback() {
+    let world = World::new("old-accept");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "k1@x"));
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "takeback", "k2@x"));
+    let old_accept = press_reply(BOB, &to(&out, BOB), "accept", "old-accept@x");
+    let out = world.deliver(&old_accept);
+    assert!(world.the_game().turns.is_empty(), "the takeback accepted");
+    let (mut alice, mut bob) = (to(&out, ALICE), to(&out, BOB));
+    for i in 0..505 {
+        bob = to(
+            &world.deliver(&press_reply(BOB, &bob, "board", &format!("b{i}@x"))),
+            BOB,
+        );
+    }
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "k3@x"));
+    alice = to(&out, ALICE);
+    world.deliver(&press_reply(ALICE, &alice, "takeback", "k4@x"));
+    assert!(world.the_game().ledger.handled.len() < 510, "kept small");
+    let report = world.try_deliver(&old_accept).unwrap();
+    assert!(
+        world.postman.take().is_empty(),
+        "{}: handled before, so nothing is sent",
+        report.summary
+    );
+    let game = world.the_game();
+    assert_eq!(game.turns.len(), 1, "the new turn stands");
+    assert!(game.offer.is_some(), "the new takeback still open");
+}
+
+#[test]
+fn questions_are_answered_on_the_game_after_the_mails_acts() {
+    let world = World::new("questions-after-acts");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c\ngames", "q1@x"));
+    let games = to(&out, ALICE).body;
+    assert!(
+        games.contains("against Bob, Bob to move") && !games.contains("against Bob, your move"),
+        "{games}"
+    );
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "resign\nhistory", "q2@x"));
+    let history = to(&out, BOB).body;
+    let id = world.the_game().id;
+    assert!(
+        history.contains("Your finished games, the latest first")
+            && history.contains(&format!("Super-Wari {id}: Alice v Bob")),
+        "{history}"
+    );
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use mancala::engine::{Game, Position, Rules};
 use mancala::mail::delivery::{DeliveryError, Report};
-use mancala::mail::hosted::{self, HostedReferee};
+use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::sheet_referee::SheetReferee;
 use mancala::mail::transport::{Postbox, Transport};
@@ -238,29 +238,15 @@ fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
     }
 }
 
-/// Writes `text` beside `file`, syncs it, then renames it over `file`, so a
-/// crash leaves the old sheet or the new one, never half of one.
+/// Writes `text` over `file` atomically (see [`mancala::store::write_atomically`]),
+/// so a crash leaves the old sheet or the new one, never half of one.
 fn write_atomically(file: &Path, text: &str) -> CliResult {
-    use std::io::Write;
     let dir = file
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut out = std::fs::File::create(&temp)?;
-        out.write_all(text.as_bytes())?;
-        out.sync_all()?;
-        std::fs::rename(&temp, file)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        Failure::io(file.display(), &e)
-    })
+    mancala::store::write_atomically(dir, file, text.as_bytes())
+        .map_err(|e| Failure::io(file.display(), &e))
 }
 
 fn json_line(game: &Game) -> String {
@@ -515,11 +501,14 @@ fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
         .load_game(&id)
         .map_err(Failure::data)?
         .ok_or_else(no_game)?;
-    hosted::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
+    mancala::store::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
+/// The games under way (invited, or playing and not over), from the index:
+/// what an operator looks at; a finished game stays in its file, and in
+/// the ratings and its players' `history`.
 fn list_games(store: &Store, json: bool) -> CliResult {
-    let listing = store.list().map_err(Failure::data)?;
+    let listing = store.under_way().map_err(Failure::data)?;
     let mut out = String::new();
     let mut unreadable = listing
         .unreadable
@@ -527,7 +516,7 @@ fn list_games(store: &Store, json: bool) -> CliResult {
         .map(ToString::to_string)
         .collect::<Vec<_>>();
     for record in &listing.games {
-        let sheet = match hosted::record_sheet(record) {
+        let sheet = match mancala::store::record_sheet(record) {
             Ok(sheet) => sheet,
             Err(e) => {
                 unreadable.push(format!("game {}: {e}", record.id));
@@ -551,7 +540,7 @@ fn list_games(store: &Store, json: bool) -> CliResult {
                 record.ruleset.as_str(),
                 record.south.name,
                 record.north.name,
-                hosted::summary(record, &sheet.game)
+                mancala::store::summary(record, &sheet.game)
             );
         }
     }
@@ -570,11 +559,7 @@ fn list_games(store: &Store, json: bool) -> CliResult {
 
 fn list_ratings(store: &Store, ruleset: Option<mancala::engine::Ruleset>, json: bool) -> CliResult {
     use mancala::store::ratings;
-    let listing = store.list().map_err(Failure::data)?;
-    for line in &listing.unreadable {
-        log(&format!("not rated, unreadable: {line}"));
-    }
-    let list = ratings::ratings(&listing.games, ruleset);
+    let list = store.ratings(ruleset).map_err(Failure::data)?;
     if !json {
         return print(&ratings::table(&list));
     }

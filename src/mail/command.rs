@@ -8,7 +8,7 @@ use crate::engine::{Pit, Ruleset, Side};
 use crate::sheet::parse_sowings;
 
 use super::incoming::Mailbox;
-use super::play::Refusal;
+use super::refusal::Refusal;
 
 /// `if REPLY then ANSWER`, read.
 #[derive(Clone, Debug, PartialEq, Eq)]

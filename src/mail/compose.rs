@@ -153,18 +153,16 @@ impl<'a> Drawn<'a> {
     }
 
     /// What stands in an HTML part for the sheet's text: the board's table,
-    /// the log, and the sheet itself to quote, folded; drawn the first time
-    /// asked. Folding works line by line, and every piece of a part ends a
-    /// line outside any `<pre>`, so a piece folded alone reads as folded in
-    /// its part.
+    /// the log, and the sheet itself to quote; drawn the first time asked.
     fn html(&self) -> &str {
         self.html.get_or_init(|| {
             let mut html = crate::sheet::html::board(self.sheet);
             html.push_str(
-                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
+                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">\n\
+                 The sheet, to quote when you reply:</p>\n",
             );
             html.push_str(&pre(&self.text));
-            fold_markup(&html)
+            html
         })
     }
 }
@@ -177,22 +175,25 @@ pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
     html_of(text, sheet.map(Drawn::new).as_ref())
 }
 
-/// [`html_body`] of a sheet already drawn.
+/// [`html_body`] of a sheet already drawn. Its markup comes in lines
+/// under 73 bytes, as the board's does ([`crate::sheet::html`]); the body's
+/// own lines keep their lengths.
 fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
     // The styles sit on a wrapping div: webmail drops the body's.
-    let mut out = fold_markup(
+    let mut out = String::from(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
-         <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
+         <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;\n\
+         color:#222222\">\n",
     );
     let placed = drawn.and_then(|drawn| find_sheet(text, &drawn.text).map(|at| (drawn, at)));
     match placed {
         Some((drawn, at)) => {
             out.reserve(drawn.html().len() + 2 * (text.len() - drawn.text.len()));
-            out.push_str(&fold_markup(&paragraphs(&text[..at])));
+            out.push_str(&paragraphs(&text[..at]));
             out.push_str(drawn.html());
-            out.push_str(&fold_markup(&paragraphs(&text[at + drawn.text.len()..])));
+            out.push_str(&paragraphs(&text[at + drawn.text.len()..]));
         }
-        None => out.push_str(&fold_markup(&pre(text))),
+        None => out.push_str(&pre(text)),
     }
     out.push_str("</div>\n</body></html>\n");
     out
@@ -210,101 +211,12 @@ fn find_sheet(text: &str, sheet: &str) -> Option<usize> {
         .find(|&at| text[at..].starts_with(sheet))
 }
 
-/// Mail lines of 76 bytes or more (lettre counts the CRLF) must be quoted-printable, which triples
-/// the markup's `=` and costs a pass to write and one to read; so lines of
-/// markup are broken where a line break means the same as what is there: at
-/// a space in text or between attributes, and in a `style` at a space or
-/// after a `;` (not in a CSS string). `<pre>` lines are left as they are.
-fn fold_markup(html: &str) -> String {
-    let mut out = String::with_capacity(html.len() + html.len() / 32);
-    let mut in_pre = false;
-    // Where `<pre` and `</pre>` stand, found once over the whole markup:
-    // a line opens or closes a block when one falls within it.
-    let mut opens = memchr::memmem::find_iter(html.as_bytes(), "<pre").peekable();
-    let mut closes = memchr::memmem::find_iter(html.as_bytes(), "</pre>").peekable();
-    let mut begin = 0;
-    for line in lines_with_ends(html) {
-        if in_pre {
-            out.push_str(line);
-        } else {
-            fold_line(&mut out, line);
-        }
-        let end = begin + line.len();
-        let within = |found: &mut std::iter::Peekable<memchr::memmem::FindIter>| {
-            let mut any = false;
-            while found.next_if(|&at| at < end).is_some() {
-                any = true;
-            }
-            any
-        };
-        if within(&mut opens) {
-            in_pre = true;
-        }
-        if within(&mut closes) {
-            in_pre = false;
-        }
-        begin = end;
-    }
-    out
-}
-
-/// One line of markup (with its newline, if any) folded under 73 bytes.
-fn fold_line(out: &mut String, line: &str) {
-    const WIDTH: usize = 72;
-    if line.len() <= WIDTH {
-        out.push_str(line);
-        return;
-    }
-    // A cut keeps the line up to its first index and goes on from its
-    // second: a space is replaced by the break, a `;` is kept.
-    let (mut start, mut cut) = (0, None);
-    let (mut in_tag, mut value, mut css_string) = (false, None, false);
-    for (at, byte) in line.bytes().enumerate() {
-        if at + 1 - start > WIDTH {
-            if let Some((end, next)) = cut.take() {
-                out.push_str(&line[start..end]);
-                out.push('\n');
-                start = next;
-            }
-        }
-        let in_css = value == Some(true) && !css_string;
-        match (byte, value) {
-            (b'<', None) => in_tag = true,
-            (b'>', None) => in_tag = false,
-            (b'"', None) if in_tag => value = Some(line[..at].ends_with("style=")),
-            (b'"', Some(_)) => (value, css_string) = (None, false),
-            (b'\'', Some(true)) => css_string = !css_string,
-            (b' ', None) => cut = Some((at, at + 1)),
-            (b' ', Some(true)) if in_css => cut = Some((at, at + 1)),
-            (b';', Some(true)) if in_css => cut = Some((at + 1, at + 1)),
-            _ => {}
-        }
-    }
-    out.push_str(&line[start..]);
-}
-
-/// `text.split_inclusive('\n')`, the line ends found by `memchr`: a long
-/// game's mail is hundreds of short lines, and std's search, set up afresh
-/// for each, cost more than the copying.
-pub(super) fn lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
-    let (mut start, mut ends) = (0, memchr::memchr_iter(b'\n', text.as_bytes()));
-    std::iter::from_fn(move || {
-        let end = match ends.next() {
-            Some(at) => at + 1,
-            None if start < text.len() => text.len(),
-            None => return None,
-        };
-        let line = &text[start..end];
-        start = end;
-        Some(line)
-    })
-}
-
 /// Text in a monospaced block, as the text part draws it.
 fn pre(text: &str) -> String {
     format!(
         // The parser drops the newline after `<pre>`: the tag gets a line of its own.
-        "<pre style=\"font-family:Menlo,Consolas,monospace;font-size:11px;color:#444\">\n{}</pre>\n",
+        "<pre style=\"font-family:Menlo,Consolas,monospace;\n\
+         font-size:11px;color:#444\">\n{}</pre>\n",
         crate::sheet::html::escape(text.trim_end_matches('\n'))
     )
 }
@@ -325,29 +237,54 @@ fn paragraphs(text: &str) -> String {
         }
         let quoted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("> ")).collect();
         if quoted.len() == lines.len() {
-            out.push_str("<blockquote style=\"margin:4px 0 4px 8px;padding-left:8px;border-left:3px solid #ccc\">");
             out.push_str(
-                &quoted
-                    .iter()
-                    .map(|l| escape(l))
-                    .collect::<Vec<_>>()
-                    .join("<br>\n"),
+                "<blockquote style=\"margin:4px 0 4px 8px;padding-left:8px;\n\
+                 border-left:3px solid #ccc\">\n",
             );
-            out.push_str("</blockquote>\n");
+            for (n, line) in quoted.iter().enumerate() {
+                if n > 0 {
+                    out.push_str("\n<br>\n");
+                }
+                push_wrapped(&mut out, &escape(line));
+            }
+            out.push_str("\n</blockquote>\n");
         } else {
-            out.push_str("<p style=\"margin:0 0 10px\">");
-            out.push_str(
-                &lines
-                    .iter()
-                    .map(|l| escape(l.trim()))
-                    .collect::<Vec<_>>()
-                    // Lines wrapped for plain text flow again in a proportional font.
-                    .join(" "),
-            );
-            out.push_str("</p>\n");
+            out.push_str("<p style=\"margin:0 0 10px\">\n");
+            // Lines wrapped for plain text flow again in a proportional
+            // font: each keeps its line, a break read as a space.
+            for (n, line) in lines.iter().enumerate() {
+                if n > 0 {
+                    out.push('\n');
+                }
+                push_wrapped(&mut out, &escape(line));
+            }
+            out.push_str("\n</p>\n");
         }
     }
     out
+}
+
+/// `line` as it is when under 73 bytes (as the referee writes its lines),
+/// else its words in lines under 73 bytes (a longer word alone), broken at
+/// spaces: outside `<pre>` a line break reads as the space it replaces.
+fn push_wrapped(out: &mut String, line: &str) {
+    const WIDTH: usize = 72;
+    if line.len() <= WIDTH {
+        out.push_str(line);
+        return;
+    }
+    let mut width = 0;
+    for word in line.split_whitespace() {
+        if width > 0 && width + 1 + word.len() > WIDTH {
+            out.push('\n');
+            width = 0;
+        } else if width > 0 {
+            out.push(' ');
+            width += 1;
+        }
+        out.push_str(word);
+        width += word.len();
+    }
 }
 
 /// Is this line the referee's own writing (its first line, key line or
@@ -592,24 +529,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_with_ends_are_split_inclusive() {
-        for text in [
-            "",
-            "a",
-            "\n",
-            "a\n",
-            "a\nb",
-            "a\n\nb\n",
-            "\n\n",
-            "caf\u{e9}\r\nx",
-        ] {
-            let ours: Vec<&str> = lines_with_ends(text).collect();
-            let std: Vec<&str> = text.split_inclusive('\n').collect();
-            assert_eq!(ours, std, "{text:?}");
-        }
-    }
-
-    #[test]
     fn subjects_get_one_re() {
         assert_eq!(reply_subject("Re: RE: Fwd: Super-Wari"), "Re: Super-Wari");
         assert_eq!(
@@ -643,120 +562,6 @@ mod tests {
     }
 
     #[test]
-    fn markup_lines_fold_where_a_break_means_a_space() {
-        let long = format!(
-            "<td title=\"Bob's store\" style=\"border:1px solid #555;font-family:Menlo,'Courier New';\
-             {}\">Bob and Alice, in a long paragraph of words {}</td>\n<pre>\n{}\n</pre>\n",
-            "color:#222;".repeat(8),
-            "and more ".repeat(12),
-            "x ".repeat(60)
-        );
-        let folded = fold_markup(&long);
-        let (markup, pre) = folded.split_once("<pre>").unwrap();
-        for line in markup.lines() {
-            assert!(line.len() <= 72, "{line:?} of {}", line.len());
-        }
-        assert_eq!(
-            pre,
-            long.split_once("<pre>").unwrap().1,
-            "<pre> is untouched"
-        );
-        assert!(folded.contains("title=\"Bob's store\""), "{folded}");
-        assert!(folded.contains("'Courier New'"), "{folded}");
-        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join("");
-        assert_eq!(words(&folded), words(&long), "only whitespace moved");
-    }
-
-    /// The folding as first written: each line split off by
-    /// `split_inclusive` and searched for its tags (the cuts within a line
-    /// are [`fold_line`]'s, unchanged).
-    fn fold_markup_line_by_line(html: &str) -> String {
-        let mut out = String::new();
-        let mut in_pre = false;
-        for line in html.split_inclusive('\n') {
-            if in_pre {
-                out.push_str(line);
-            } else {
-                fold_line(&mut out, line);
-            }
-            let tags = || line.match_indices('<').map(|(at, _)| &line[at..]);
-            if tags().any(|tag| tag.starts_with("<pre")) {
-                in_pre = true;
-            }
-            if tags().any(|tag| tag.starts_with("</pre>")) {
-                in_pre = false;
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn pre_blocks_are_found_as_each_lines_tags_found_them() {
-        let long = format!(
-            "<p style=\"{}\">{}</p>",
-            "color:#222;".repeat(9),
-            "word ".repeat(20)
-        );
-        let mut sheet = Sheet::new(
-            Ruleset::SuperWari.rules(),
-            crate::sheet::Players::named("Alice", "Bob"),
-        );
-        for pit in ["a", "d", "h", "b"] {
-            sheet
-                .play(&crate::sheet::parse_sowings(pit).unwrap())
-                .unwrap();
-        }
-        let drawn = Drawn::new(&sheet);
-        let texts = [
-            String::new(),
-            format!("{long}\n<pre>\n{long}\n</pre>\n{long}\n"),
-            format!("<pre>{long}</pre>\n{long}\n<pre>\n{long}\n"),
-            format!("x</pre> <pre>\n{long}\n</pre>\n{long}"),
-            format!("<prefix>\n{long}\n</pre><pre>\n{long}\n"),
-            format!("{long}</pre>\n{long}\n<pre>{long}</pre><pre>\n{long}"),
-            drawn.html().to_string(),
-            html_of(
-                &format!("Hello\n\n{}\n> quoted\n", drawn.text),
-                Some(&drawn),
-            ),
-        ];
-        for text in &texts {
-            assert_eq!(
-                fold_markup(text),
-                fold_markup_line_by_line(text),
-                "{text:?}"
-            );
-        }
-    }
-
-    /// The part as it was drawn before its pieces were folded one by one:
-    /// the whole document, then folded.
-    fn html_folded_whole(text: &str, sheet: Option<&Sheet>) -> String {
-        let mut out = String::from(
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
-             <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222222\">\n",
-        );
-        let placed = sheet.and_then(|sheet| {
-            let grid = sheet.to_string();
-            text.find(&grid).map(|at| (sheet, at, grid))
-        });
-        match placed {
-            Some((sheet, at, grid)) => {
-                out.push_str(&paragraphs(&text[..at]));
-                out.push_str(&crate::sheet::html::board(sheet));
-                out.push_str(
-                    "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">The sheet, to quote when you reply:</p>\n",
-                );
-                out.push_str(&pre(&grid));
-                out.push_str(&paragraphs(&text[at + grid.len()..]));
-            }
-            None => out.push_str(&pre(text)),
-        }
-        out.push_str("</div>\n</body></html>\n");
-        fold_markup(&out)
-    }
-
-    #[test]
     fn a_sheet_is_found_where_find_finds_it() {
         let sheet = "Game: wari\n| 4 |\nlog\n";
         for text in [
@@ -769,38 +574,6 @@ mod tests {
             assert_eq!(find_sheet(text, sheet), text.find(sheet), "{text:?}");
         }
         assert_eq!(find_sheet("anything", ""), Some(0));
-    }
-
-    #[test]
-    fn parts_folded_piece_by_piece_read_as_folded_whole() {
-        use crate::engine::Ruleset;
-        use crate::sheet::{Players, Sheet};
-        let long_words = "a long comment of many words that runs well past the width ".repeat(3);
-        for ruleset in Ruleset::ALL {
-            let mut sheet = Sheet::new(ruleset.rules(), Players::named("Al<i>ce", "Bob \"B\""));
-            for turn in 0..40 {
-                let Some(pit) = sheet.game.legal_moves().first() else {
-                    break;
-                };
-                sheet.play(&[pit]).unwrap();
-                let drawn = Drawn::new(&sheet);
-                let body = format!(
-                    "{} game: Bob played, a news line long enough to be folded somewhere {turn}\n\n\
-                     Bob writes:\n> {long_words}\n> <pre> & </pre>\n\n  a drawing  kept\n\n{}\n\
-                     It is Alice's move. Legal moves: a, b.\n\n{long_words}\n-- \nsig\n",
-                    ruleset.title(),
-                    drawn.text
-                );
-                for text in [body.as_str(), "no sheet here\n\n<pre>\n", ""] {
-                    assert_eq!(
-                        html_of(text, Some(&drawn)),
-                        html_folded_whole(text, Some(&sheet)),
-                        "{ruleset:?} after {turn} turns"
-                    );
-                    assert_eq!(html_of(text, None), html_folded_whole(text, None));
-                }
-            }
-        }
     }
 
     #[test]
@@ -817,8 +590,8 @@ mod tests {
         let body = format!("Bob played.\n\n{sheet}\nYour key for game x: x-0\n");
         let html = html_body(&body, Some(&sheet));
         assert!(html.contains("data-pit=\"south-a\""), "{html}");
-        let pre = html.find("<pre").unwrap();
-        for line in html[..pre].lines() {
+        // Every line: the markup's, the news, the sheet quoted in its `<pre>`.
+        for line in html.lines() {
             assert!(line.len() <= 72, "{line:?}");
         }
     }

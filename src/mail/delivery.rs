@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use super::compose::Outgoing;
-use crate::store::{Delivery, Ledger, StoreError};
+use crate::store::{Delivery, Ledgered, Lock, MailKey, Store, StoreError};
 
 /// Whether trying again later can help a failed send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,44 +121,123 @@ fn post(
     }
 }
 
-/// What sending a ledger's pending replies did.
-#[must_use = "the ledger must be saved when settled, and a retry reported"]
-pub struct Flushed {
-    /// Some reply went (or was refused for good): the ledger changed and
-    /// its record should be saved.
-    pub settled: bool,
-    retry: Option<SendError>,
+/// One mail's transaction on one record (a game, or a keyless sender),
+/// the same on every path: lock, load, handled before?, decide, commit the
+/// new state with its replies in one durable write, send each reply, save
+/// once with what went. A crash anywhere leaves the old state or the new
+/// one with its replies owed, and the next delivery of the mail (or the
+/// next `remind`) sends what did not go, under the same Message-IDs.
+pub struct Transaction<'s, R: Ledgered> {
+    store: &'s Store,
+    _lock: Lock,
+    pub record: R,
 }
 
-impl Flushed {
+impl<'s, R: Ledgered> Transaction<'s, R> {
+    /// The transaction on `record`, read under `lock`.
+    pub fn new(store: &'s Store, lock: Lock, record: R) -> Transaction<'s, R> {
+        Transaction {
+            store,
+            _lock: lock,
+            record,
+        }
+    }
+
+    /// The number of the event this transaction's decision makes: its
+    /// replies' Message-IDs are derived from it.
+    pub fn event(&self) -> u32 {
+        self.record.ledger().next_event()
+    }
+
+    /// Was `mail` handled before? Then what it owed and did not go is sent
+    /// now, and the report says so.
+    ///
     /// # Errors
-    /// The first transient send failure, so that the MTA tries again.
-    pub fn finish(self) -> Result<(), DeliveryError> {
-        match self.retry {
-            Some(e) => Err(DeliveryError::Send(e)),
-            None => Ok(()),
+    /// As [`Transaction::send`].
+    pub fn handled_before(
+        &mut self,
+        mail: &MailKey,
+        postman: &dyn Postman,
+        report: &mut Report,
+    ) -> Result<bool, DeliveryError> {
+        if !self.record.ledger().has_handled(mail) {
+            return Ok(false);
         }
+        report.summary = "mail handled before; sending what did not go".into();
+        self.send(postman, report)?;
+        Ok(true)
     }
-}
 
-/// Sends every pending reply of `ledger` and settles those that went; the
-/// caller saves the record once after (a crash before that save sends them
-/// again next time, with the same Message-IDs: at-least-once, and a client
-/// shows one). A transient failure leaves that reply pending, goes on with
-/// the others, and is returned by [`Flushed::finish`].
-pub fn flush(ledger: &mut Ledger, postman: &dyn Postman, report: &mut Report) -> Flushed {
-    let pending: Vec<Outgoing> = ledger.pending().map(Outgoing::from_envelope).collect();
-    let mut flushed = Flushed {
-        settled: false,
-        retry: None,
-    };
-    for mail in pending {
-        if let Some(delivery) = post(&mail, postman, report, &mut flushed.retry) {
-            ledger.settle(&mail.message_id, delivery);
-            flushed.settled = true;
-        }
+    /// The decision made durable: `mail` handled as the next event, owing
+    /// `replies`, saved with the state in one write.
+    ///
+    /// # Errors
+    /// When the write fails: nothing is done, and a retry decides again.
+    pub fn commit(&mut self, mail: MailKey, replies: Vec<Outgoing>) -> Result<(), StoreError> {
+        let event = self.event();
+        let envelopes = replies
+            .into_iter()
+            .map(|r| r.into_envelope(event))
+            .collect();
+        self.record
+            .ledger_mut()
+            .record(mail, envelopes, crate::store::now(), R::MEMORY);
+        self.record.save(self.store, true)
     }
-    flushed
+
+    /// Sends every reply the record owes, each settled as it goes (sent, or
+    /// refused for good), then saves the record once with what went (a
+    /// crash before that save sends them again, with the same Message-IDs:
+    /// a mail client shows one). A transient failure leaves that reply
+    /// owed and goes on with the others.
+    ///
+    /// # Errors
+    /// The first transient send failure, so that the MTA tries again; or
+    /// the store's, when what went cannot be noted.
+    pub fn send(
+        &mut self,
+        postman: &dyn Postman,
+        report: &mut Report,
+    ) -> Result<(), DeliveryError> {
+        let ledger = self.record.ledger_mut();
+        let pending: Vec<Outgoing> = ledger.pending().map(Outgoing::from_envelope).collect();
+        let mut retry = None;
+        let mut settled = false;
+        for mail in pending {
+            if let Some(delivery) = post(&mail, postman, report, &mut retry) {
+                ledger.settle(&mail.message_id, delivery);
+                settled = true;
+            }
+        }
+        if settled {
+            self.record.save(self.store, false)?;
+        }
+        retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))
+    }
+
+    /// Saves a change that answers no mail of its own (a sender's count,
+    /// kept beside a game's transaction), durably.
+    ///
+    /// # Errors
+    /// When the write fails; the old file is then untouched.
+    pub fn save(&self) -> Result<(), StoreError> {
+        self.record.save(self.store, true)
+    }
+
+    /// [`Transaction::commit`], then [`Transaction::send`].
+    ///
+    /// # Errors
+    /// As those.
+    pub fn finish(
+        mut self,
+        mail: MailKey,
+        replies: Vec<Outgoing>,
+        postman: &dyn Postman,
+        report: &mut Report,
+    ) -> Result<(), DeliveryError> {
+        self.commit(mail, replies)?;
+        self.send(postman, report)
+    }
 }
 
 /// Sends replies kept nowhere (a game that lives in its mails): each is
@@ -175,11 +254,7 @@ pub fn send_all(
     for out in mail {
         post(out, postman, report, &mut retry);
     }
-    Flushed {
-        settled: false,
-        retry,
-    }
-    .finish()
+    retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))
 }
 
 /// A postman that keeps what it is given, and fails as told: for tests.

@@ -32,6 +32,8 @@ pub struct Incoming {
     pub message_id: Option<String>,
     /// The thread so far: References, else In-Reply-To.
     pub references: Vec<String>,
+    /// The mail this one answers (In-Reply-To), if it says.
+    pub in_reply_to: Option<String>,
     /// The body as plain lines: decoded, unflowed, HTML made text.
     pub text: String,
     /// The envelope sender: the mbox `From ` line, else Return-Path.
@@ -91,6 +93,7 @@ impl Incoming {
         });
         let mut recipients = mailboxes(message.to());
         recipients.extend(mailboxes(message.cc()));
+        let in_reply_to = text_list(message.in_reply_to()).pop();
         let references = {
             let refs = text_list(message.references());
             if refs.is_empty() {
@@ -115,6 +118,7 @@ impl Incoming {
             subject: message.subject().unwrap_or("").to_string(),
             message_id: message.message_id().map(str::to_string),
             references,
+            in_reply_to,
             text: body_text(&message),
             automatic: automatic(&message, envelope_sender.as_deref()),
             envelope_sender,

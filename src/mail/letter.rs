@@ -7,7 +7,8 @@ use super::command::{command_line, Command};
 use super::compose::reply_subject;
 use super::compose::{is_referee_text, COMMENT_WIDTH};
 use super::incoming::{Incoming, Mailbox};
-use super::play::{move_line, Refusal};
+use super::play::move_line;
+use super::refusal::Refusal;
 use super::{text, Identity};
 use crate::engine::Pit;
 use crate::store::MailKey;
@@ -31,6 +32,8 @@ pub struct Letter {
     /// The Message-ID, when it is fit to thread a reply by.
     pub message_id: Option<String>,
     pub references: Vec<String>,
+    /// The mail it answers, when its In-Reply-To is fit to read.
+    pub in_reply_to: Option<String>,
     /// Why it must never be answered (RFC 3834), if so.
     pub automatic: Option<&'static str>,
     pub loops: Vec<String>,
@@ -89,6 +92,7 @@ impl Letter {
             identity,
             message_id: mail.message_id.clone().filter(fit),
             references,
+            in_reply_to: mail.in_reply_to.filter(fit),
             from: mail.from,
             recipients: mail.recipients,
             subject: mail.subject,

@@ -13,6 +13,7 @@ pub mod incoming;
 pub mod letter;
 pub mod maildir;
 pub mod play;
+pub mod refusal;
 pub mod sheet_referee;
 pub mod text;
 pub mod transport;

@@ -9,7 +9,8 @@ use super::compose::{
 use super::delivery::{self, DeliveryError, Postman, Report};
 use super::incoming::Mailbox;
 use super::letter::Letter;
-use super::play::{play_turn, read_request, Refusal, Request};
+use super::play::{play_turn, read_request, Request};
+use super::refusal::Refusal;
 use super::Identity;
 use crate::engine::Side;
 use crate::sheet::{RawSheet, Sheet};

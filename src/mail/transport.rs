@@ -13,7 +13,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
 
-use super::compose::{lines_with_ends, Outgoing};
+use super::compose::Outgoing;
 use super::delivery::{Postman, SendError};
 use super::Identity;
 
@@ -177,36 +177,29 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
     }
 }
 
-/// A part's body: 8bit where every line is under 76 bytes (the referee
-/// writes its lines so), else whatever lettre finds best (quoted-printable).
+/// A part's body in the encoding lettre chooses: 8bit where it allows
+/// (every line short, as the referee writes them), else quoted-printable or
+/// base64.
 fn body(text: &str) -> Body {
-    // lettre turns bare LF into CRLF slowly (quadratic): give it CRLF.
+    // lettre turns bare LF into CRLF slowly (an insert a line): give it CRLF.
     let mut crlf = String::with_capacity(text.len() + text.len() / 16);
-    // lettre's (email-encoding's) test of a line too long for 8bit, to the
-    // byte: a span of 76 or more from one LF to the next (the first from
-    // the start), or from the last to the end.
-    let (mut last_lf, mut too_long) = (0, false);
-    for line in lines_with_ends(text) {
+    for line in text.split_inclusive('\n') {
         match line.strip_suffix('\n') {
             Some(line) => {
                 crlf.push_str(line.trim_end_matches('\r'));
                 crlf.push_str("\r\n");
-                let lf = crlf.len() - 1;
-                too_long |= lf - last_lf >= 76;
-                last_lf = lf;
             }
             None => crlf.push_str(line),
         }
     }
-    too_long |= crlf.len() - last_lf >= 76;
-    // What lettre's `new_with_encoding(_, EightBit)` accepts (UTF-8, as a
-    // String is, and no line too long) handed over as it is: lettre would
-    // check it by two more passes over every byte of both parts (its choice
-    // of encoding, its search for bare LFs, of which there are none).
-    if too_long {
-        Body::new(crlf)
-    } else {
-        Body::dangerous_pre_encoded(crlf.into_bytes(), ContentTransferEncoding::EightBit)
+    // `Body::new` alone never picks 8bit for UTF-8; this asks lettre
+    // whether 8bit will do, and gives the text back when it will not.
+    match Body::new_with_encoding(crlf, ContentTransferEncoding::EightBit) {
+        Ok(body) => body,
+        Err(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Body::new(text),
+            Err(error) => Body::new(error.into_bytes()),
+        },
     }
 }
 
@@ -337,14 +330,11 @@ fn push_mbox_lines(entry: &mut Vec<u8>, text: &[u8]) {
         entry.extend_from_slice(line);
         entry.push(b'\n');
     };
-    let mut start = 0;
-    for at in memchr::memchr_iter(b'\n', text) {
-        let line = &text[start..at];
-        push(line.strip_suffix(b"\r").unwrap_or(line));
-        start = at + 1;
-    }
-    if start < text.len() {
-        push(&text[start..]);
+    for line in text.split_inclusive(|&byte| byte == b'\n') {
+        match line.strip_suffix(b"\n") {
+            Some(line) => push(line.strip_suffix(b"\r").unwrap_or(line)),
+            None => push(line),
+        }
     }
 }
 
@@ -461,6 +451,61 @@ mod tests {
                 });
             assert_eq!(ours.encoding(), lettres.encoding(), "{text:?}");
             assert_eq!(ours.as_ref(), lettres.as_ref(), "{text:?}");
+        }
+    }
+
+    /// A hosted reply (the hosted referee's answer to an invitation to play
+    /// the computer, board and sheet in its HTML part) as lettre sends it:
+    /// its HTML part, whose lines the referee writes short, goes 8bit; with a
+    /// long line of the body added, in the encoding lettre chooses. Either
+    /// way it reads back as the HTML drawn.
+    #[test]
+    fn a_hosted_replys_html_reads_back_as_drawn() {
+        use crate::mail::delivery::Stub;
+        use crate::mail::hosted::HostedReferee;
+        use crate::mail::letter::Letter;
+        use crate::mail::Referee;
+        use mail_parser::{Encoding, MessageParser};
+
+        let dir = std::env::temp_dir().join(format!("mancala-html-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let referee = HostedReferee::new(
+            "referee@referee.example",
+            crate::store::Store::open(&dir).unwrap(),
+        );
+        let postman = Stub::default();
+        let invitation = Letter::read(
+            b"From: Alice <alice@players.example>\nMessage-ID: <h1@x>\n\nnew wari with computer\n",
+            &referee.identity,
+        );
+        referee.deliver(&invitation, &postman).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut reply = postman.take().pop().expect("a reply");
+        let drawn = reply.html.clone().expect("an HTML part");
+        assert!(drawn.contains("data-pit=\"south-a\""), "{drawn}");
+        for line in drawn.lines() {
+            assert!(line.len() < 73, "{line:?}");
+        }
+        let long = format!("<p>{}</p>\n", "a comment that runs on ".repeat(8));
+        for (html, encoding) in [
+            (drawn.clone(), Encoding::None),
+            (
+                drawn.replace("</body>", &format!("{long}</body>")),
+                Encoding::QuotedPrintable,
+            ),
+        ] {
+            reply.html = Some(html.clone());
+            let at = UNIX_EPOCH + Duration::from_secs(1_796_029_500);
+            let formatted = build(&referee.identity, &reply, at).unwrap().formatted();
+            let message = MessageParser::default().parse(&formatted).unwrap();
+            let part = message.html_part(0).unwrap();
+            assert_eq!(part.encoding, encoding);
+            let eight_bit = String::from_utf8_lossy(&formatted).contains(
+                "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit",
+            );
+            assert_eq!(eight_bit, encoding == Encoding::None);
+            let read = part.text_contents().unwrap().replace("\r\n", "\n");
+            assert_eq!(read, html);
         }
     }
 

@@ -1,11 +1,16 @@
 //! The tables and the solver against a plain minimax, on thousands of
 //! small positions of each ruleset the tables know.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, TestCaseResult, TestRunner};
 
 use super::rank::unrank;
 use super::{solve, Scoring, Solver, Tables};
-use crate::engine::{Position, Rules, Ruleset, Side, SplitMix64};
+use crate::engine::{Position, Rules, Ruleset, Side};
 
 /// Minimax with no pruning and no table, remembering only what it has
 /// worked out (each position's value is the same however it is reached).
@@ -45,42 +50,60 @@ fn minimax(position: &Position, scoring: Scoring, _depth: u32) -> i32 {
     minimax_in(position, scoring, 0, &mut HashMap::new())
 }
 
-/// A random position of `rules` with `stones` in its pits.
-fn random_position(rules: Rules, stones: usize, rng: &mut SplitMix64) -> Position {
-    let cells = 2 * usize::from(rules.pits);
-    let size = super::rank::spreads(stones, cells);
-    let mut counts = vec![0u8; cells];
-    unrank(rng.below(size as usize) as u64, stones, &mut counts);
-    let n = usize::from(rules.pits);
-    let rest = rules.total_stones() - stones as u16;
-    let south_home = rng.below(usize::from(rest) + 1) as u16;
-    let side = if rng.below(2) == 0 {
-        Side::South
-    } else {
-        Side::North
-    };
-    Position::from_counts(
-        rules,
-        &counts[..n],
-        &counts[n..],
-        [south_home as u8, (rest - south_home) as u8],
-        side,
+/// Random positions of `rules` with 1 to `most` stones in their pits (the
+/// rest shared between the stores at random), either side to move.
+fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position> {
+    (1..=most, any::<Index>(), any::<Index>(), any::<bool>()).prop_map(
+        move |(stones, spread, home, south)| {
+            let cells = 2 * usize::from(rules.pits);
+            let size = super::rank::spreads(stones, cells);
+            let mut counts = vec![0u8; cells];
+            unrank(spread.index(size as usize) as u64, stones, &mut counts);
+            let n = usize::from(rules.pits);
+            let rest = rules.total_stones() - stones as u16;
+            let south_home = home.index(usize::from(rest) + 1) as u16;
+            let side = if south { Side::South } else { Side::North };
+            Position::from_counts(
+                rules,
+                &counts[..n],
+                &counts[n..],
+                [south_home as u8, (rest - south_home) as u8],
+                side,
+            )
+            .unwrap()
+        },
     )
-    .unwrap()
 }
 
-fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: usize) {
+/// Runs `test` on `cases` random positions of `rules` (see
+/// `random_position`); a failure is shrunk to a small position and panics.
+fn for_random_positions(
+    rules: Rules,
+    most: usize,
+    cases: u32,
+    test: impl Fn(Position) -> TestCaseResult,
+) {
+    let config = Config {
+        cases,
+        // The shrunk position is in the panic's message; no regression
+        // files are written into the source tree.
+        failure_persistence: None,
+        ..Config::default()
+    };
+    if let Err(failure) = TestRunner::new(config).run(&random_position(rules, most), test) {
+        panic!("{}: {failure}", Tables::game_name(&rules));
+    }
+}
+
+fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
     let rules = ruleset.rules();
     let scoring = Scoring::of(&rules).unwrap();
     let tables = Tables::build(&rules, table_stones, &mut |_, _| {}).unwrap();
-    let mut rng = SplitMix64::new(7);
-    let mut played = 0;
-    for i in 0..samples {
-        let stones = 1 + i % most;
-        let position = random_position(rules, stones, &mut rng);
+    let played = Cell::new(0);
+    for_random_positions(rules, most, samples, |position| {
         let truth = minimax(&position, scoring, 0);
-        if stones <= table_stones {
-            assert_eq!(tables.value(&position), Some(truth), "{position:?}");
+        if usize::from(position.stones_in_pits()) <= table_stones {
+            prop_assert_eq!(tables.value(&position), Some(truth), "{:?}", position);
         }
         // The solver with tables below the position, without any, and with
         // a memo small enough (1024 entries) to be replacing all the time.
@@ -88,8 +111,8 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: usize) {
             let solution = Solver::with_memory(with, 1_000_000, megabytes)
                 .unwrap()
                 .solve(&position);
-            assert!(solution.exact, "{position:?}");
-            assert_eq!(solution.value, truth, "{position:?}");
+            prop_assert!(solution.exact, "{:?}", position);
+            prop_assert_eq!(solution.value, truth, "{:?}", position);
             for (pit, value) in &solution.moves {
                 let mut child = position;
                 child.play_unchecked(*pit);
@@ -99,12 +122,13 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: usize) {
                 } else {
                     -v
                 };
-                assert_eq!(*value, v, "{position:?} {pit}");
+                prop_assert_eq!(*value, v, "{:?} {}", position, pit);
             }
         }
-        played += 1;
-    }
-    assert_eq!(played, samples);
+        played.set(played.get() + 1);
+        Ok(())
+    });
+    assert_eq!(played.get(), samples);
 }
 
 #[test]
@@ -164,11 +188,10 @@ fn tables_round_trip_through_their_file() {
     tables.write(&mut bytes).unwrap();
     let read = Tables::read(&rules, &mut bytes.as_slice()).unwrap();
     assert_eq!(read.max_stones(), 4);
-    let mut rng = SplitMix64::new(1);
-    for _ in 0..200 {
-        let p = random_position(rules, 1 + rng.below(4), &mut rng);
-        assert_eq!(read.value(&p), tables.value(&p));
-    }
+    for_random_positions(rules, 4, 200, |p| {
+        prop_assert_eq!(read.value(&p), tables.value(&p));
+        Ok(())
+    });
     assert!(Tables::read(&Ruleset::Mankala.rules(), &mut bytes.as_slice()).is_err());
     assert!(
         Tables::read(&rules, &mut &bytes[..bytes.len() - 1]).is_err(),

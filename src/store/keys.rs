@@ -2,8 +2,8 @@
 //! game, a game's id from the mail that started it, and the digest an
 //! address is filed under.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::Path;
 
 use ring::hmac;
@@ -69,40 +69,17 @@ impl Secrets {
     }
 }
 
-/// Writes a fresh secret whole beside its place (mode 600), then links it
-/// there: whoever links first wins, and nobody reads a key half written.
+/// Writes a fresh secret whole beside its place, then links it there:
+/// whoever links first wins, and nobody reads a key half written.
 fn make_secret(dir: &Path) -> Result<(), StoreError> {
     let path = dir.join("key");
     let mut fresh = [0u8; 32];
     SystemRandom::new()
         .fill(&mut fresh)
         .map_err(|_| StoreError::NoRandom)?;
-    let hex = hex(&fresh);
-    let temp = dir.join(format!(".key.{}.tmp", std::process::id()));
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let written = options
-        .open(&temp)
-        .and_then(|mut file| {
-            file.write_all(hex.as_bytes())
-                .and_then(|()| file.sync_all())
-        })
-        .and_then(|()| match fs::hard_link(&temp, &path) {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-            other => other,
-        })
-        .and_then(|()| {
-            #[cfg(unix)]
-            fs::File::open(dir)?.sync_all()?;
-            Ok(())
-        });
-    let _ = fs::remove_file(&temp);
-    written.map_err(io_error(&path))
+    super::create_whole(dir, &path, hex(&fresh).as_bytes())
+        .map(drop)
+        .map_err(io_error(&path))
 }
 
 impl Secrets {

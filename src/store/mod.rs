@@ -11,12 +11,15 @@
 //! <id>.json          a game (see [`GameRecord`]), `format` 3 (2 is read too)
 //! senders/<h>.json   answers given to a keyless address <h> (a digest of it)
 //! locks/             lock files, one per game or address
+//! index/             what finds games without reading them all (see `index`)
 //! ```
 
+mod index;
 mod keys;
 pub mod ratings;
 mod record;
 mod upgrade;
+mod view;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -25,12 +28,14 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+pub use index::Due;
 pub use keys::{mailbox_key, Secrets};
 pub use record::{
     Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    MailKey, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing,
-    Turn, FORMAT,
+    Ledgered, MailKey, Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord,
+    SetUpRecord, Standing, Turn, FORMAT, HANDLED_KEPT,
 };
+pub use view::{player_of, record_sheet, sheet_of, summary};
 
 /// What can go wrong with the store, and whether waiting helps.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +72,34 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 #[derive(Debug)]
 pub struct Lock {
     _file: File,
+}
+
+/// What a lock holds. An address has a lock for each role it plays, so
+/// that two invitations crossing (Alice inviting Bob as Bob invites Alice)
+/// take them in the same order: sender first, then invitee.
+#[derive(Clone, Copy, Debug)]
+pub enum LockOn<'a> {
+    Game(&'a GameId),
+    /// A keyless address's answers (its daily limit), by its digest.
+    Sender(&'a str),
+    /// The invitations an address gets, by its digest.
+    Invitee(&'a str),
+    /// The index, while it is built from the game files.
+    Index,
+    /// The ratings table, while a game is counted in it.
+    Ratings,
+}
+
+impl LockOn<'_> {
+    fn file_name(self) -> String {
+        match self {
+            LockOn::Game(id) => format!("{id}.lock"),
+            LockOn::Sender(digest) => format!("sender-{digest}.lock"),
+            LockOn::Invitee(digest) => format!("invitee-{digest}.lock"),
+            LockOn::Index => "index.lock".to_string(),
+            LockOn::Ratings => "ratings.lock".to_string(),
+        }
+    }
 }
 
 /// The store: a folder of game files, their locks, and the key.
@@ -121,15 +154,14 @@ impl Store {
         self.dir.join("senders").join(format!("{digest}.json"))
     }
 
-    /// Waits for, then holds, the lock called `name` (a game id, or
-    /// `sender-<digest>`): mails for one game are handled one at a time;
-    /// other games are not held up.
+    /// Waits for, then holds, the lock on `on`: mails for one game are
+    /// handled one at a time; other games are not held up.
     ///
     /// # Errors
     /// When the lock file cannot be opened or locked.
-    pub fn lock(&self, name: &str) -> Result<Lock, StoreError> {
+    pub fn lock(&self, on: LockOn) -> Result<Lock, StoreError> {
         let dir = self.dir.join("locks");
-        let path = dir.join(format!("{name}.lock"));
+        let path = dir.join(on.file_name());
         let open = || {
             OpenOptions::new()
                 .create(true)
@@ -181,17 +213,20 @@ impl Store {
         }
     }
 
-    /// Writes the game durably (see [`write_atomically`]).
+    /// Writes the game durably (see [`write_atomically`]), filed in the
+    /// index in the same step (see the `index` module).
     ///
     /// # Errors
     /// When any step fails; the old file is then untouched.
     pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
-        write_record(
-            &self.dir,
-            &self.game_path(&record.id),
-            record,
-            Folder::Synced,
-        )
+        self.file_game(record, || {
+            write_record(
+                &self.dir,
+                &self.game_path(&record.id),
+                record,
+                Folder::Synced,
+            )
+        })
     }
 
     /// Writes the game once replies went, marked sent: whole and atomic as
@@ -203,12 +238,14 @@ impl Store {
     /// # Errors
     /// As [`Store::save_game`].
     pub fn note_sent(&self, record: &GameRecord) -> Result<(), StoreError> {
-        write_record(
-            &self.dir,
-            &self.game_path(&record.id),
-            record,
-            Folder::Unsynced,
-        )
+        self.file_game(record, || {
+            write_record(
+                &self.dir,
+                &self.game_path(&record.id),
+                record,
+                Folder::Unsynced,
+            )
+        })
     }
 
     /// The record of the keyless address with this digest (a fresh one if none).
@@ -235,7 +272,10 @@ impl Store {
     }
 
     /// Every game in the store, oldest first, and every file that could not
-    /// be read as one (reported, never skipped in silence).
+    /// be read as one (reported, never skipped in silence). It reads every
+    /// game file: for tests and tools that want them all; the referee's
+    /// own lookups go through the index ([`Store::games_of`], [`Store::due`],
+    /// [`Store::under_way`], [`Store::ratings`]).
     ///
     /// # Errors
     /// When the folder cannot be read.
@@ -284,6 +324,21 @@ impl Store {
 pub struct Listing {
     pub games: Vec<GameRecord>,
     pub unreadable: Vec<StoreError>,
+}
+
+impl Listing {
+    /// The games, or the first file that is not a readable game: for a
+    /// decision that a game left out could turn (whether someone plays
+    /// here), which is then the operator's to mend.
+    ///
+    /// # Errors
+    /// The first unreadable file's.
+    pub fn whole(self) -> Result<Vec<GameRecord>, StoreError> {
+        match self.unreadable.into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok(self.games),
+        }
+    }
 }
 
 /// The `format` of a record, read before the rest so that a newer file is
@@ -366,7 +421,9 @@ fn write_record<T: Serialize>(
 
 /// Writes `bytes` to `path` durably: a temporary file beside it, synced,
 /// renamed over the old one, and the folder synced. A crash leaves the old
-/// file or the new one, never half of one.
+/// file or the new one, never half of one. The temporary file is made
+/// afresh (`O_EXCL`, a random name, the owner's alone): a file or symlink
+/// planted in the folder is never opened, so never written through.
 ///
 /// # Errors
 /// When any step fails; the old file is then untouched.
@@ -374,39 +431,50 @@ pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()>
     replace_file(dir, path, bytes, Folder::Synced)
 }
 
+/// `bytes` in a fresh temporary file in `dir`, synced: removed again if
+/// dropped before it is persisted.
+fn synced_temp(dir: &Path, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> {
+    // Games hold addresses and the replies owed: the owner's alone,
+    // whatever the umask of the MTA that started us (tempfile's 0600).
+    let mut temp = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    Ok(temp)
+}
+
 fn replace_file(dir: &Path, path: &Path, bytes: &[u8], folder: Folder) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let write = || -> io::Result<()> {
-        let mut options = OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            // Games hold addresses and the replies owed: the owner's alone,
-            // whatever the umask of the MTA that started us.
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        // A folder's entries are synced through the folder itself: Unix
-        // only (elsewhere the rename is as durable as the system makes it).
-        #[cfg(unix)]
-        if folder == Folder::Synced {
-            File::open(dir)?.sync_all()?;
-        }
-        #[cfg(not(unix))]
-        let _ = folder;
-        Ok(())
-    };
-    write().inspect_err(|_| {
-        let _ = fs::remove_file(&temp);
-    })
+    synced_temp(dir, bytes)?
+        .persist(path)
+        .map_err(|e| e.error)?;
+    if folder == Folder::Synced {
+        sync_folder(dir)?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` unless it exists (whoever comes first wins,
+/// and nobody reads it half written). `false` if it was there.
+fn create_whole(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match synced_temp(dir, bytes)?.persist_noclobber(path) {
+        Ok(_) => {}
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => return Err(e.error),
+    }
+    sync_folder(dir)?;
+    Ok(true)
+}
+
+/// Makes a folder's entries durable: Unix only (elsewhere a rename is as
+/// durable as the system makes it).
+fn sync_folder(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 /// Seconds since 1970, for the records.

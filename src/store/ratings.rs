@@ -1,17 +1,16 @@
-//! The players' Glicko-2 ratings, per ruleset, drawn from the finished
-//! games in the store. They are never stored: each listing replays every
-//! rated game in the order the games ended, so a game counts exactly once
-//! however often its last mail is delivered, and a damaged or lost ratings
-//! file cannot exist.
+//! The players' Glicko-2 ratings, per ruleset, kept as games end: each
+//! game counted once, by its id, in the order the games ended (see the
+//! index's module for how a count survives a crash). The table is the
+//! same as a replay of every rated game in that order would draw.
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
-use super::{mailbox_key, GameRecord, Standing};
-use crate::engine::{Ruleset, Side};
+use super::{mailbox_key, GameId, GameRecord, Standing};
+use crate::engine::{Game, Ruleset, Side};
 
 /// One player's standing in one ruleset.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -30,94 +29,163 @@ pub struct Rating {
     pub mailbox: String,
 }
 
-/// A game that counts: finished, between two people who both agreed to play.
-fn rated(record: &GameRecord) -> Option<(u64, Option<Side>)> {
+/// When a game that counts ended: finished, between two people who both
+/// agreed to play.
+pub fn rated(record: &GameRecord, game: &Game) -> Option<u64> {
     if record.computer.is_some() || record.standing != Standing::Playing {
         return None;
     }
-    let addresses = Side::BOTH.map(|s| record.player(s).address.clone());
-    if addresses.iter().any(Option::is_none) {
+    if Side::BOTH
+        .iter()
+        .any(|&s| record.player(s).address.is_none())
+    {
         return None;
     }
-    let outcome = record.game().ok()?.outcome()?;
-    let ended = record.ended()?;
-    Some((ended, outcome.winner))
+    game.outcome()?;
+    record.ended()
 }
 
-/// Everyone's ratings in `ruleset` (or every ruleset), best first.
-pub fn ratings(games: &[GameRecord], ruleset: Option<Ruleset>) -> Vec<Rating> {
-    let mut finished: Vec<(u64, &GameRecord, Option<Side>)> = games
-        .iter()
-        .filter(|r| ruleset.is_none_or(|want| r.ruleset == want))
-        .filter_map(|r| rated(r).map(|(ended, winner)| (ended, r, winner)))
-        .collect();
-    // In the order they ended; the id breaks ties, so every listing agrees.
-    finished.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
-    let config = Glicko2Config::new();
-    let mut table: HashMap<(Ruleset, String), (Glicko2Rating, Rating)> = HashMap::new();
-    for (_, record, winner) in finished {
-        let keys = Side::BOTH.map(|side| {
-            let address = record.player(side).address.as_deref().unwrap_or_default();
-            (record.ruleset, mailbox_key(address))
-        });
-        if keys[0].1 == keys[1].1 {
-            continue; // one person on both sides is no contest
+/// The ratings table: every player's Glicko-2 state in each ruleset they
+/// played, and the last game counted (see the index's module).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Table {
+    pub last: Option<GameId>,
+    players: Vec<Kept>,
+    #[serde(skip)]
+    index: HashMap<(Ruleset, String), usize>,
+}
+
+/// A player's row as the table file keeps it: the Glicko-2 numbers as
+/// their bits, so that a round trip through the file changes nothing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Kept {
+    ruleset: Ruleset,
+    mailbox: String,
+    name: String,
+    /// rating, deviation, volatility
+    glicko: [u64; 3],
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+}
+
+impl Kept {
+    fn glicko(&self) -> Glicko2Rating {
+        let [rating, deviation, volatility] = self.glicko.map(f64::from_bits);
+        Glicko2Rating {
+            rating,
+            deviation,
+            volatility,
         }
-        let entry = |table: &mut HashMap<_, _>, side: Side| {
-            let key: &(Ruleset, String) = &keys[side.index()];
-            table
-                .entry(key.clone())
-                .or_insert_with(|| {
-                    (
-                        Glicko2Rating::new(),
-                        Rating {
-                            ruleset: record.ruleset,
-                            name: String::new(),
-                            rating: 0.0,
-                            deviation: 0.0,
-                            games: 0,
-                            wins: 0,
-                            draws: 0,
-                            losses: 0,
-                            mailbox: key.1.clone(),
-                        },
-                    )
-                })
-                .clone()
+    }
+}
+
+impl Table {
+    /// Counts an ended game (a game that does not count changes nothing
+    /// but `last`). The caller sees that each game comes once.
+    pub fn count(&mut self, record: &GameRecord) {
+        self.last = Some(record.id.clone());
+        let game = record.game().ok().filter(|g| rated(record, g).is_some());
+        let Some(winner) = game.and_then(|g| g.outcome()).map(|o| o.winner) else {
+            return;
         };
-        let (south, north) = (
-            entry(&mut table, Side::South),
-            entry(&mut table, Side::North),
-        );
+        let mailboxes = Side::BOTH
+            .map(|side| mailbox_key(record.player(side).address.as_deref().unwrap_or_default()));
+        if mailboxes[0] == mailboxes[1] {
+            return; // one person on both sides is no contest
+        }
+        let rows = Side::BOTH.map(|side| self.row(record.ruleset, &mailboxes[side.index()]));
         let outcome = match winner {
             Some(Side::South) => Outcomes::WIN,
             Some(Side::North) => Outcomes::LOSS,
             None => Outcomes::DRAW,
         };
-        let (south_new, north_new) = glicko2(&south.0, &north.0, &outcome, &config);
-        for (side, (_, mut tally), new) in [
-            (Side::South, south, south_new),
-            (Side::North, north, north_new),
-        ] {
-            tally.name = record.player(side).name.clone();
-            tally.games += 1;
+        let [south, north] = rows.map(|row| self.players[row].glicko());
+        let (south, north) = glicko2(&south, &north, &outcome, &Glicko2Config::new());
+        for (side, new) in [(Side::South, south), (Side::North, north)] {
+            let row = &mut self.players[rows[side.index()]];
+            row.name = record.player(side).name.clone();
+            row.games += 1;
             match winner {
-                None => tally.draws += 1,
-                Some(w) if w == side => tally.wins += 1,
-                Some(_) => tally.losses += 1,
+                None => row.draws += 1,
+                Some(w) if w == side => row.wins += 1,
+                Some(_) => row.losses += 1,
             }
-            tally.rating = new.rating;
-            tally.deviation = new.deviation;
-            table.insert(keys[side.index()].clone(), (new, tally));
+            row.glicko = [new.rating, new.deviation, new.volatility].map(f64::to_bits);
         }
     }
-    let mut list: Vec<Rating> = table.into_values().map(|(_, r)| r).collect();
-    list.sort_by(|a, b| {
-        (a.ruleset.as_str(), -a.rating, &a.mailbox)
-            .partial_cmp(&(b.ruleset.as_str(), -b.rating, &b.mailbox))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    list
+
+    /// The row of `mailbox` in `ruleset`, made if new.
+    fn row(&mut self, ruleset: Ruleset, mailbox: &str) -> usize {
+        if self.index.len() != self.players.len() {
+            self.index = (self.players.iter().enumerate())
+                .map(|(i, k)| ((k.ruleset, k.mailbox.clone()), i))
+                .collect();
+        }
+        let players = &mut self.players;
+        *self
+            .index
+            .entry((ruleset, mailbox.to_string()))
+            .or_insert_with(|| {
+                let fresh = Glicko2Rating::new();
+                players.push(Kept {
+                    ruleset,
+                    mailbox: mailbox.to_string(),
+                    name: String::new(),
+                    glicko: [fresh.rating, fresh.deviation, fresh.volatility].map(f64::to_bits),
+                    games: 0,
+                    wins: 0,
+                    draws: 0,
+                    losses: 0,
+                });
+                players.len() - 1
+            })
+    }
+
+    /// Everyone's ratings in `ruleset` (or every ruleset), best first.
+    pub fn list(&self, ruleset: Option<Ruleset>) -> Vec<Rating> {
+        let mut list: Vec<Rating> = (self.players.iter())
+            .filter(|k| ruleset.is_none_or(|want| k.ruleset == want))
+            .map(|k| {
+                let glicko = k.glicko();
+                Rating {
+                    ruleset: k.ruleset,
+                    name: k.name.clone(),
+                    rating: glicko.rating,
+                    deviation: glicko.deviation,
+                    games: k.games,
+                    wins: k.wins,
+                    draws: k.draws,
+                    losses: k.losses,
+                    mailbox: k.mailbox.clone(),
+                }
+            })
+            .collect();
+        list.sort_by(|a, b| {
+            (a.ruleset.as_str(), -a.rating, &a.mailbox)
+                .partial_cmp(&(b.ruleset.as_str(), -b.rating, &b.mailbox))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        list
+    }
+}
+
+/// The first `most` of each ruleset in `list`, and every row of `mailbox`
+/// (a player's mail shows them where they stand, not the whole club).
+pub fn leaders(list: &[Rating], most: usize, mailbox: &str) -> Vec<Rating> {
+    let mut kept = Vec::new();
+    let mut place = 0;
+    for (i, rating) in list.iter().enumerate() {
+        place = match i.checked_sub(1).map(|p| list[p].ruleset) {
+            Some(before) if before == rating.ruleset => place + 1,
+            _ => 0,
+        };
+        if place < most || rating.mailbox == mailbox {
+            kept.push(rating.clone());
+        }
+    }
+    kept
 }
 
 /// The ratings as a table for a mail or a terminal, a block per ruleset.

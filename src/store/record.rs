@@ -143,6 +143,10 @@ pub struct Offer {
     pub by: Side,
     /// The game's turns when it was made: a turn played since answers it.
     pub turns: usize,
+    /// The ledger's event whose mails told of it: an `accept` answering an
+    /// older mail answers another offer (0 in files written before).
+    #[serde(default)]
+    pub event: u32,
 }
 
 /// `if REPLY then ANSWER`: should the opponent's next turn be `reply`,
@@ -216,13 +220,40 @@ pub struct Handled {
 pub struct Ledger {
     pub events: u32,
     pub handled: Vec<Handled>,
+    /// The mails handled before the last [`HANDLED_KEPT`], for a record
+    /// that remembers them all (a game): 16 hex digits of a digest of
+    /// each, end to end. An old mail fetched again is still known, and a
+    /// long game's file grows by 16 bytes a mail.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub older: String,
     /// Replies not yet sent or refused; sent ones are dropped.
     pub outbox: Vec<Envelope>,
 }
 
-/// Handled mails remembered per record: a mail delivered again after this
-/// many newer ones is long past any MTA's retry time.
-const HANDLED_KEPT: usize = 500;
+/// Handled mails remembered in full per record (with their events).
+pub const HANDLED_KEPT: usize = 500;
+
+/// How long a ledger remembers the mails it handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// For the record's whole life: a game, where an old `accept` fetched
+    /// again must not answer a new offer.
+    Lifelong,
+    /// The last [`HANDLED_KEPT`]: a keyless sender, whose file a flood of
+    /// forged mails must not grow (an old mail answered again costs one
+    /// of their daily answers, nothing more).
+    Recent,
+}
+
+/// A mail's key as [`Ledger::older`] keeps it.
+fn short_key(mail: &MailKey) -> [u8; 16] {
+    let hash = ring::digest::digest(&ring::digest::SHA256, mail.0.as_bytes());
+    let mut out = [0u8; 16];
+    for (pair, byte) in out.chunks_mut(2).zip(hash.as_ref()) {
+        pair.copy_from_slice(format!("{byte:02x}").as_bytes());
+    }
+    out
+}
 
 impl Ledger {
     /// The event this mail made, if it was handled before.
@@ -233,13 +264,28 @@ impl Ledger {
             .map(|h| h.event)
     }
 
+    /// Was this mail handled before (among the older ones too)?
+    pub fn has_handled(&self, mail: &MailKey) -> bool {
+        if self.handled(mail).is_some() {
+            return true;
+        }
+        let short = short_key(mail);
+        self.older.as_bytes().chunks(16).any(|k| k == short)
+    }
+
     /// The number the next event will have.
     pub fn next_event(&self) -> u32 {
         self.events + 1
     }
 
     /// Notes `mail` as handled by a new event whose replies are `replies`.
-    pub fn record(&mut self, mail: MailKey, replies: Vec<Envelope>, now: u64) -> u32 {
+    pub fn record(
+        &mut self,
+        mail: MailKey,
+        replies: Vec<Envelope>,
+        now: u64,
+        memory: Memory,
+    ) -> u32 {
         self.events += 1;
         self.handled.push(Handled {
             mail,
@@ -247,7 +293,11 @@ impl Ledger {
             time: now,
         });
         if self.handled.len() > HANDLED_KEPT {
-            self.handled.remove(0);
+            let old = self.handled.remove(0);
+            if memory == Memory::Lifelong {
+                let short = short_key(&old.mail);
+                self.older.extend(short.iter().map(|&b| char::from(b)));
+            }
         }
         self.outbox.extend(replies);
         self.events
@@ -505,5 +555,50 @@ impl SenderRecord {
 impl Default for SenderRecord {
     fn default() -> Self {
         SenderRecord::new()
+    }
+}
+
+/// A record that keeps a [`Ledger`]: a game, or a keyless sender. Each is
+/// changed in one transaction under its lock, and saved whole.
+pub trait Ledgered {
+    /// How long its ledger remembers the mails it handled.
+    const MEMORY: Memory;
+    fn ledger(&self) -> &Ledger;
+    fn ledger_mut(&mut self) -> &mut Ledger;
+    /// Saves the record: durably (a decision and the replies it owes), or
+    /// not (replies noted as sent: lost to a power cut, they go again).
+    ///
+    /// # Errors
+    /// When the write fails; the old file is then untouched.
+    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError>;
+}
+
+impl Ledgered for GameRecord {
+    const MEMORY: Memory = Memory::Lifelong;
+    fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+    fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError> {
+        if durable {
+            store.save_game(self)
+        } else {
+            store.note_sent(self)
+        }
+    }
+}
+
+impl Ledgered for SenderRecord {
+    const MEMORY: Memory = Memory::Recent;
+    fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+    fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+    fn save(&self, store: &super::Store, _durable: bool) -> Result<(), super::StoreError> {
+        store.save_sender(self)
     }
 }

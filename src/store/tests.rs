@@ -221,7 +221,12 @@ fn the_ledger_settles_each_reply_on_its_own() {
     };
     let mail = MailKey("m1".into());
     assert_eq!(
-        ledger.record(mail.clone(), vec![envelope("r1"), envelope("r2")], 5),
+        ledger.record(
+            mail.clone(),
+            vec![envelope("r1"), envelope("r2")],
+            5,
+            Memory::Recent
+        ),
         1
     );
     assert_eq!(ledger.handled(&mail), Some(1));
@@ -237,4 +242,92 @@ fn the_ledger_settles_each_reply_on_its_own() {
     ledger.settle("r2", Delivery::Pending);
     assert_eq!(ledger.pending().count(), 1);
     assert_eq!(ledger.handled(&MailKey("m2".into())), None);
+}
+
+#[test]
+fn a_planted_temp_symlink_does_not_make_the_referee_overwrite_its_target() {
+    // The old writer opened `.NAME.PID.tmp` with O_CREAT|O_TRUNC, following
+    // a symlink planted there by anyone who can write in a shared folder.
+    let store = temp_store("planted-symlink");
+    store.secrets().unwrap();
+    let victim = store.dir().join("victim.txt");
+    fs::write(&victim, "not the referee's").unwrap();
+    let pid = std::process::id();
+    for name in ["abcdef.json", "key"] {
+        let planted = store.dir().join(format!(".{name}.{pid}.tmp"));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    }
+    store.save_game(&sample("abcdef")).unwrap();
+    let sheet = store.dir().join("sheet.txt");
+    write_atomically(store.dir(), &sheet, b"a sheet\n").unwrap();
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "not the referee's");
+    assert_eq!(fs::read_to_string(&sheet).unwrap(), "a sheet\n");
+    assert!(store.load_game(&sample("abcdef").id).unwrap().is_some());
+    let planted = store.dir().join(format!(".abcdef.json.{pid}.tmp"));
+    assert!(fs::symlink_metadata(&planted).unwrap().is_symlink());
+    let temps = fs::read_dir(store.dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .count();
+    assert_eq!(
+        temps, 2,
+        "only the two planted links; no temporary file left"
+    );
+}
+
+#[test]
+fn a_mailed_ratings_table_keeps_the_best_of_each_game_and_the_askers_rows() {
+    let row = |ruleset: Ruleset, mailbox: &str, rating: f64| ratings::Rating {
+        ruleset,
+        name: mailbox.into(),
+        rating,
+        deviation: 50.0,
+        games: 1,
+        wins: 1,
+        draws: 0,
+        losses: 0,
+        mailbox: mailbox.into(),
+    };
+    let mut list = Vec::new();
+    for ruleset in [Ruleset::Kalah, Ruleset::Wari] {
+        for i in 0..5 {
+            list.push(row(ruleset, &format!("p{i}@x"), 2000.0 - f64::from(i)));
+        }
+    }
+    let kept = ratings::leaders(&list, 2, "p4@x");
+    let names: Vec<(Ruleset, &str)> = kept
+        .iter()
+        .map(|r| (r.ruleset, r.mailbox.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (Ruleset::Kalah, "p0@x"),
+            (Ruleset::Kalah, "p1@x"),
+            (Ruleset::Kalah, "p4@x"),
+            (Ruleset::Wari, "p0@x"),
+            (Ruleset::Wari, "p1@x"),
+            (Ruleset::Wari, "p4@x"),
+        ]
+    );
+}
+
+#[test]
+fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
+    let key = |i: usize| MailKey::of_message_id(&format!("m{i}@x"));
+    for (memory, remembered) in [(Memory::Lifelong, true), (Memory::Recent, false)] {
+        let mut ledger = Ledger::default();
+        for i in 0..HANDLED_KEPT + 5 {
+            ledger.record(key(i), Vec::new(), 0, memory);
+        }
+        assert_eq!(ledger.handled.len(), HANDLED_KEPT, "{memory:?}");
+        assert!(ledger.has_handled(&key(HANDLED_KEPT + 4)), "{memory:?}");
+        for i in 0..5 {
+            assert_eq!(ledger.has_handled(&key(i)), remembered, "{memory:?}: {i}");
+        }
+        assert!(!ledger.has_handled(&key(HANDLED_KEPT + 5)), "{memory:?}");
+        // 16 bytes a mail beyond those kept whole.
+        assert_eq!(ledger.older.len(), if remembered { 5 * 16 } else { 0 });
+    }
 }

@@ -43,34 +43,36 @@ pub fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// An empty folder of this test's own.
+/// An empty folder of this test's own under TMPDIR, with a fresh name
+/// (tests run at once never share one).
 pub fn temp_dir(name: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("mancala-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    TempDir(dir)
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("mancala-test-{name}-"))
+        .tempdir()
+        .expect("a temporary folder");
+    TempDir {
+        path: dir.path().to_path_buf(),
+        _dir: dir,
+    }
 }
 
 /// A test's own folder, removed when the test is done with it (pass or
 /// fail), so test runs leave nothing behind.
-pub struct TempDir(PathBuf);
+pub struct TempDir {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
 
 impl std::ops::Deref for TempDir {
     type Target = PathBuf;
     fn deref(&self) -> &PathBuf {
-        &self.0
+        &self.path
     }
 }
 
 impl AsRef<std::path::Path> for TempDir {
     fn as_ref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        &self.path
     }
 }
 
@@ -85,9 +87,10 @@ pub fn press_reply(
 ) -> String {
     let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
     format!(
-        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\n\n{words}\n\n{quoted}",
+        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <{message_id}>\nIn-Reply-To: <{}>\n\n{words}\n\n{quoted}",
         received.reply_to.as_deref().unwrap_or(referee),
-        received.subject
+        received.subject,
+        received.message_id
     )
 }
 

@@ -12,7 +12,7 @@ run's own CA as CertificateFile) into a local Maildir and runs
 
 with MANCALA_SMTP_USER/MANCALA_SMTP_PASSWORD: its replies go by authenticated
 SMTP submission (SASL by Dovecot) to the players' Maildirs. A "run" is that
-fetch, then that maildir, as the operator's cron line does (README.md's IMAP section).
+fetch, then that maildir, as the operator's cron line does (docs/operating.md's IMAP section).
 
 * a game: Alice's challenge, Bob's accept to the game's address, four moves, each
   followed by a run; every mail arrives once, every reply went by the submission
@@ -22,7 +22,7 @@ fetch, then that maildir, as the operator's cron line does (README.md's IMAP sec
 * a server certificate the referee cannot verify (STARTTLS and implicit TLS with
   the run's own CA): exit 75, the mail waits in new/, and a later run sends the
   replies once;
-* README's IMAP recipe as written (.mbsyncrc, the run script, the crontab line);
+* docs/operating.md's IMAP recipe as written (.mbsyncrc, the run script, the crontab line);
 * the submission port: no mail without AUTH, none with a wrong password, none as
   another sender; AUTH on the TLS ports only inside TLS.
 
@@ -75,7 +75,7 @@ MBSYNCRC = os.path.join(OP_HOME, ".mbsyncrc")
 PASSWORD_FILE = os.path.join(OP_HOME, ".config/mancala/imap-password")
 
 MBSYNC_CONFIG = f"""\
-# ~/.mbsyncrc of the referee's operator (written by tests/e2e/imap.py; see README.md)
+# ~/.mbsyncrc of the referee's operator (written by tests/e2e/imap.py; see docs/operating.md)
 IMAPAccount referee
 Host 127.0.0.1
 Port {IMAPS_PORT}
@@ -422,10 +422,10 @@ def submission_needs_login():
 
 
 def recipe_blocks():
-    """The operator's files from README.md's IMAP section, found by what they hold:
+    """The operator's files from docs/operating.md's IMAP section, found by what they hold:
     ~/.mbsyncrc, the run script, the crontab line."""
-    readme = open(os.path.join(HERE, "..", "..", "README.md")).read()
-    section = readme.split("### Running the referee from an IMAP account", 1)[1]
+    manual = open(os.path.join(HERE, "..", "..", "docs", "operating.md")).read()
+    section = manual.split("## From an IMAP account, with mbsync and cron", 1)[1]
     section = re.split(r"^##", section, maxsplit=1, flags=re.M)[0]
     blocks = re.findall(r"^```[a-z]*\n(.*?)^```", section, re.S | re.M)
     rc = [b for b in blocks if b.startswith("IMAPAccount ")]
@@ -436,7 +436,7 @@ def recipe_blocks():
 
 
 def recipe_as_written():
-    """README's IMAP recipe as a newcomer copies it (~/.mbsyncrc, ~/bin/referee-run, the crontab
+    """docs/operating.md's IMAP recipe as a newcomer copies it (~/.mbsyncrc, ~/bin/referee-run, the crontab
     line run by sh as cron would, with cron's short PATH), with this test's servers put in for
     the provider's: host, ports, the run's CA, the account, and the plain submission port."""
     setup()
@@ -492,7 +492,7 @@ def recipe_as_written():
 def main():
     tests = [("a game by IMAP: mbsync, mancala maildir, SMTP submission with AUTH", game_by_imap),
              ("a server certificate the referee cannot verify: the mail waits in new/", unverifiable_certificate),
-             ("README's IMAP recipe as written: .mbsyncrc, referee-run, the crontab line", recipe_as_written),
+             ("docs/operating.md's IMAP recipe as written: .mbsyncrc, referee-run, the crontab line", recipe_as_written),
              ("the submission port takes only the referee's login", submission_needs_login)]
     g.run_tests(tests)
 

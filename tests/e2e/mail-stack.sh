@@ -121,42 +121,9 @@ shift
 exec 9<"${BASH_SOURCE[0]}"
 flock -n 9 || die "another mail-stack.sh is running"
 
-# 1. Packages. Postfix is preseeded so that it asks nothing.
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    say "installing ${missing[*]}"
-    debconf-set-selections <<'SEL'
-postfix postfix/main_mailer_type select Local only
-postfix postfix/mailname string localhost
-SEL
-    export DEBIAN_FRONTEND=noninteractive
-    # The packages' scripts must not start the system's Postfix or Dovecot (invoke-rc.d would,
-    # on a machine without systemd): where no policy-rc.d says no already, one that does is
-    # there for the install only.
-    policy=/usr/sbin/policy-rc.d policy_made=
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\n# tests/e2e/mail-stack.sh, for one apt-get install only\nexit 101\n' >"$policy"
-        chmod 755 "$policy"
-        policy_made=1
-        trap 'rm -f "$policy"' EXIT
-        trap 'exit 130' INT
-        trap 'exit 143' TERM
-    fi
-    aptlog=$(mktemp)
-    apt_ok=1
-    { apt-get -qq update && apt-get -qq install -y --no-install-recommends \
-        -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=120 "${missing[@]}"; } >"$aptlog" 2>&1 || apt_ok=
-    if [[ -n $policy_made ]]; then rm -f "$policy" && trap - EXIT; fi
-    if [[ -z $apt_ok ]]; then
-        cat "$aptlog" >&2
-        rm -f "$aptlog"
-        die "could not install ${missing[*]}"
-    fi
-    rm -f "$aptlog"
-fi
+# 1. Packages, where missing (tests/install.sh: one apt-get install, Postfix preseeded,
+# neither the system's Postfix nor its Dovecot started).
+"$here/../install.sh" "${packages[@]}" || die "could not install ${packages[*]}"
 
 # Processes whose working directory is DIR or below it (Postfix's daemons work in
 # DIR/queue, procmail and the referee in DIR/home/mcr-referee).
@@ -372,7 +339,7 @@ done
 chown "$ru:$ru" "$rh/.forward" "$rh/.procmailrc"
 chmod 644 "$rh/.forward" "$rh/.procmailrc"
 
-# 6b. Bill's own mailbox, refereed by a procmail filter (README: "Bill's own mailbox").
+# 6b. Bill's own mailbox, refereed by a procmail filter (docs/operating.md: "Your own mailbox").
 bu=mcr-bill
 bh=$dir/home/$bu
 printf '%s\n' '"|/usr/bin/procmail -p -t"' >"$bh/.forward"

@@ -6,7 +6,7 @@
 #      SMTP and read its replies from their Maildirs.
 #   2. imap.py, with imap-stack.sh on top: the operator who has only an IMAP account. A
 #      Dovecot of the test's own holds the referee's mailbox, mbsync fetches it, `mancala
-#      maildir` referees it and sends by authenticated SMTP submission (see README.md, "Running the referee from an IMAP account").
+#      maildir` referees it and sends by authenticated SMTP submission (see docs/operating.md, "From an IMAP account").
 # The last line adds up both: `N passed, M failed` (a stack that printed no count of its own
 # counts as one failure).
 #
@@ -24,9 +24,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 passed=0 failed=0 status=0
-suite() {  # NAME COMMAND...: run it, keep its output, add up its last `N passed, M failed`
-    local name=$1 line
-    shift
+suite() {  # NAME TITLE COMMAND...: run it, keep its output, add up its last `N passed, M failed`
+    local name=$1 title=$2 line started=$SECONDS
+    shift 2
+    echo "== $title"
     "$@" | tee "$out/$name" || status=1
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/$name" | tail -n 1) || true
     if [[ -n $line ]]; then
@@ -36,10 +37,11 @@ suite() {  # NAME COMMAND...: run it, keep its output, add up its last `N passed
         echo "run.sh: $name printed no 'N passed, M failed' line" >&2
         failed=$((failed + 1)) status=1
     fi
+    echo "== $title: ${line:-no count} ($((SECONDS - started))s)"
 }
-echo "== through Postfix and procmail (mancala mail)"
-suite game "$here/mail-stack.sh" "$bin" python3 "$here/game.py"
-echo "== the operator with only an IMAP account: Dovecot, mbsync, mancala maildir, SMTP submission"
-suite imap "$here/mail-stack.sh" "$bin" "$here/imap-stack.sh" python3 "$here/imap.py"
+suite game "through Postfix and procmail (mancala mail)" \
+    "$here/mail-stack.sh" "$bin" python3 "$here/game.py"
+suite imap "the operator with only an IMAP account: Dovecot, mbsync, mancala maildir, SMTP submission" \
+    "$here/mail-stack.sh" "$bin" "$here/imap-stack.sh" python3 "$here/imap.py"
 echo "$passed passed, $failed failed"
 ((status == 0 && failed == 0))

@@ -20,10 +20,7 @@ have_font "DejaVu Serif" || missing+=(fonts-dejavu-core)
 # Liberation Sans has Arial's metrics: fontconfig gives it for the board's Arial
 have_font "Liberation Sans" || missing+=(fonts-liberation2)
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get -qq -o DPkg::Lock::Timeout=120 update
-    apt-get -qq -o DPkg::Lock::Timeout=120 install -y --no-install-recommends "${missing[@]}" >/dev/null
+    "$here/../install.sh" "${missing[@]}"
 fi
 
 exec python3 "$here/layout.py" "$bin" "$@"

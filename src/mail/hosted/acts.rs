@@ -8,7 +8,8 @@ use crate::engine::{Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::Outgoing;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, written, Refusal};
+use crate::mail::play::{play_turn, written};
+use crate::mail::refusal::Refusal;
 use crate::store::{Concession, Conditional, GameRecord, Offer, OfferKind};
 
 /// The most conditional moves a player keeps: one for each of the
@@ -34,13 +35,23 @@ impl Scene<'_> {
         }
         let mut conditions = Vec::new();
         let (mut news, mut refused) = (Vec::new(), Vec::new());
-        let mut moved = false;
+        let (mut moved, mut offered) = (false, false);
         for act in acts {
             let done = match act {
                 Command::Accept => self.accept(record, side, now),
                 Command::Decline => self.decline(record, side, now),
-                Command::OfferDraw => self.offer(record, side, OfferKind::Draw, now),
-                Command::Takeback => self.offer(record, side, OfferKind::Takeback, now),
+                // A second offer would replace the first in the same mails,
+                // and the opponent could not tell which they answer.
+                Command::OfferDraw | Command::Takeback if offered => Err(Refusal::OneOfferAMail),
+                Command::OfferDraw | Command::Takeback => {
+                    let kind = match act {
+                        Command::OfferDraw => OfferKind::Draw,
+                        _ => OfferKind::Takeback,
+                    };
+                    let made = self.offer(record, side, kind, now);
+                    offered = made.is_ok();
+                    made
+                }
                 Command::Resign => self.resign(record, side, now),
                 Command::If(read) => {
                     conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
@@ -107,17 +118,38 @@ impl Scene<'_> {
         (self.both(&news, Some((&mover, &letter.comment))), news)
     }
 
-    /// The offer `side`'s opponent made that `side` may answer now.
-    fn open_offer(&self, record: &GameRecord, side: Side) -> Option<Offer> {
-        record
+    /// The offer `side`'s opponent made that `side` may answer now, if
+    /// the mail answers a mail sent while it stood (or says not which).
+    fn open_offer(&self, record: &GameRecord, side: Side) -> Result<Offer, Refusal> {
+        let offer = record
             .offer
             .clone()
             .filter(|o| o.by != side && o.turns == record.turns.len())
             .filter(|_| !self.sheet.game.is_over())
+            .ok_or(Refusal::NoOffer)?;
+        match self.answered_event() {
+            Some(event) if event < offer.event => Err(Refusal::OfferSince {
+                name: self.sheet.name(offer.by).to_string(),
+                what: offered(offer.kind),
+            }),
+            _ => Ok(offer),
+        }
+    }
+
+    /// The event of this game whose mail the letter answers, read from its
+    /// In-Reply-To (the referee's `id.event.side@domain`).
+    fn answered_event(&self) -> Option<u32> {
+        let replied = self.letter?.in_reply_to.as_deref()?;
+        let (local, domain) = replied.rsplit_once('@')?;
+        let mut parts = local.split('.');
+        let ours = parts.next()? == self.id.as_str()
+            && domain.eq_ignore_ascii_case(self.referee.identity.domain());
+        let event = parts.next()?.parse().ok()?;
+        ours.then_some(event)
     }
 
     fn accept(&mut self, record: &mut GameRecord, side: Side, now: u64) -> Result<String, Refusal> {
-        let offer = self.open_offer(record, side).ok_or(Refusal::NoOffer)?;
+        let offer = self.open_offer(record, side)?;
         let (me, them) = (self.sheet.name(side), self.sheet.name(offer.by));
         let said = match offer.kind {
             OfferKind::Draw => {
@@ -154,7 +186,7 @@ impl Scene<'_> {
         side: Side,
         now: u64,
     ) -> Result<String, Refusal> {
-        let offer = self.open_offer(record, side).ok_or(Refusal::NoOffer)?;
+        let offer = self.open_offer(record, side)?;
         record.offer = None;
         record.last_activity = now;
         let what = offered(offer.kind);
@@ -206,6 +238,7 @@ impl Scene<'_> {
             kind,
             by: side,
             turns: record.turns.len(),
+            event: self.event,
         });
         record.last_activity = now;
         Ok(said)

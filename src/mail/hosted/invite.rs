@@ -8,13 +8,13 @@ use super::{HostedReferee, Scene};
 use crate::engine::Side;
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
-use crate::mail::delivery::{DeliveryError, Postman, Report};
+use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::Refusal;
+use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
-    self, mailbox_key, GameId, GameRecord, Ledger, Lock, PlayerRecord, Secrets, Standing,
+    self, mailbox_key, GameId, GameRecord, Ledger, Lock, LockOn, PlayerRecord, Secrets, Standing,
     StoreError, FORMAT,
 };
 
@@ -135,28 +135,25 @@ impl HostedReferee {
         news: String,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let (id, _game_lock) = match self.game_slot(secrets, letter)? {
-            (Slot::Ours(mut record), lock) => {
+        let (id, game_lock) = match self.game_slot(secrets, letter)? {
+            (Slot::Ours(record), lock) => {
                 let mut report = Report::about(
                     &record.id,
                     "started by this mail before; sending what did not go",
                 );
-                self.flush_game(&mut record, postman, &mut report)?;
-                drop(lock);
+                Transaction::new(&self.store, lock, *record).send(postman, &mut report)?;
                 return Ok(report);
             }
             (Slot::Free(id), lock) => (id, lock),
         };
-        let digest = secrets.address_digest(&inviter.address);
-        let _sender_lock = self.store.lock(&format!("sender-{digest}"))?;
-        let mut sender = self.store.load_sender(&digest)?;
-        let plays_here = self.plays_here(&inviter.address);
+        let mut sender = self.sender(secrets, &inviter.address)?;
+        let plays_here = self.counts_as_player(secrets, &sender.record, &inviter.address)?;
         if let Some(report) =
             self.sender_gate(&mut sender, letter, plays_here, !verified, postman)?
         {
             return Ok(report);
         }
-        let refuse = |sender: &mut _, refusal: Refusal| {
+        let refuse = |sender, refusal: Refusal| {
             let body = format!(
                 "{} your mail was read, but no game was started:\n\n{}",
                 crate::mail::compose::REFEREE_LINE,
@@ -166,18 +163,17 @@ impl HostedReferee {
         };
         let mut sheet = match sheet {
             Ok(sheet) => sheet,
-            Err(refusal) => return refuse(&mut sender, refusal),
+            Err(refusal) => return refuse(sender, refusal),
         };
         let now = store::now();
         // The invitee's limits, checked and used under their own lock.
         let invitee = sheet.players.get(side.other()).address.clone();
         let _invitee_lock = match (&invitee, computer) {
             (Some(address), None) => {
-                let lock = self
-                    .store
-                    .lock(&format!("invitee-{}", secrets.address_digest(address)))?;
-                if let Err(refusal) = self.may_invite(address, &inviter.address, now)? {
-                    return refuse(&mut sender, refusal);
+                let digest = secrets.address_digest(address);
+                let lock = self.store.lock(LockOn::Invitee(&digest))?;
+                if let Err(refusal) = self.may_invite(secrets, address, &inviter.address, now)? {
+                    return refuse(sender, refusal);
                 }
                 Some(lock)
             }
@@ -186,12 +182,13 @@ impl HostedReferee {
         sheet.id = Some(id.to_string());
         let mut record = new_record(&id, &sheet, letter, side, computer, now);
         record.inviter_confirmed = verified;
+        let mut game = Transaction::new(&self.store, game_lock, record);
         let mut scene = Scene {
             referee: self,
             secrets,
             sheet,
             id: id.clone(),
-            event: record.ledger.next_event(),
+            event: game.event(),
             letter: Some(letter),
             notes: Default::default(),
             questions: Vec::new(),
@@ -199,7 +196,7 @@ impl HostedReferee {
         let (replies, summary) = match computer {
             Some(_) => {
                 let news = format!("{} challenges the computer.", scene.sheet.name(side));
-                let news = news + &scene.computer_moves(&mut record, now);
+                let news = news + &scene.computer_moves(&mut game.record, now);
                 (scene.both(&news, None), news)
             }
             None => (
@@ -207,23 +204,16 @@ impl HostedReferee {
                 format!("invitation sent by {}", inviter.address),
             ),
         };
-        let envelopes = replies
-            .into_iter()
-            .map(|r| r.into_envelope(scene.event))
-            .collect();
-        record
-            .ledger
-            .record(letter.identity.clone(), envelopes, now);
         // The game first: it is the mail's record (a retry finds it by its
         // id). Then the sender's count; lost to a crash, it is one answer
         // the sender gets for free, never a mail lost.
-        self.store.save_game(&record)?;
+        game.commit(letter.identity.clone(), replies)?;
         if !verified {
-            sender.count_answer(now);
-            self.store.save_sender(&sender)?;
+            sender.record.count_answer(now);
+            sender.save()?;
         }
         let mut report = Report::about(&id, summary);
-        self.flush_game(&mut record, postman, &mut report)?;
+        game.send(postman, &mut report)?;
         Ok(report)
     }
 
@@ -232,13 +222,12 @@ impl HostedReferee {
     fn game_slot(&self, secrets: &Secrets, letter: &Letter) -> Result<(Slot, Lock), StoreError> {
         for attempt in 0..32 {
             let id = secrets.game_id(&letter.identity, attempt);
-            let lock = self.store.lock(id.as_str())?;
-            match self.store.load_game(&id)? {
-                None => return Ok((Slot::Free(id), lock)),
-                Some(record) if record.started_by == letter.identity => {
+            match self.lock_game(&id)? {
+                (lock, None) => return Ok((Slot::Free(id), lock)),
+                (lock, Some(record)) if record.started_by == letter.identity => {
                     return Ok((Slot::Ours(Box::new(record)), lock))
                 }
-                Some(_) => continue, // another mail's game
+                (_, Some(_)) => continue, // another mail's game
             }
         }
         Err(StoreError::Io {
@@ -252,12 +241,13 @@ impl HostedReferee {
     /// times a day.
     fn may_invite(
         &self,
+        secrets: &Secrets,
         invitee: &str,
         inviter: &str,
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
-        let listing = self.store.list()?;
-        // A game file that cannot be read may hold an open invitation or a
+        let listing = self.store.games_of(secrets, invitee)?;
+        // A game file of theirs that cannot be read may hold an open invitation or a
         // decline: no invitation goes out until the operator mends it.
         if let Some(unreadable) = listing.unreadable.into_iter().next() {
             return Err(unreadable);

@@ -6,13 +6,14 @@
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
 use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Outgoing};
-use crate::mail::delivery::{flush, DeliveryError, Postman, Report};
+use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, read_request, Refusal};
+use crate::mail::play::{play_turn, read_request};
+use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_opponent;
 use crate::sheet::RawSheet;
-use crate::store::{self, GameRecord, Secrets, SenderRecord};
+use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
 
 impl HostedReferee {
     pub(super) fn keyless(
@@ -36,18 +37,20 @@ impl HostedReferee {
                 Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
             };
         }
-        // The store read once for all this answer needs.
-        let listing = self.store.list();
-        let games: &[GameRecord] = listing.as_ref().map_or(&[], |l| &l.games);
+        // The sender's daily answers before any game is read: a flood of
+        // mails in a stranger's name costs their sender file, not the store.
+        if let Some(report) = self.spent_sender(secrets, letter, from, postman)? {
+            return Ok(report);
+        }
+        // Their games read once for all this answer needs (an error is the
+        // operator's, never read as "a stranger").
+        let games = self.store.games_of(secrets, &from.address)?.whole()?;
+        let games: &[GameRecord] = &games;
         // A player is answered at their address as registered, however the
         // From spelt it.
         let registered = registered_in(games, &from.address);
         let from = registered.as_ref().unwrap_or(from);
-        let games_text = self.games_text(
-            secrets,
-            listing.as_ref().map(|l| l.games.as_slice()),
-            &from.address,
-        );
+        let games_text = self.games_text(secrets, Ok(games), &from.address);
         let help = letter.has(&Command::Help);
         let rules = letter.rules_asked();
         let only_game = self.only_game_key(secrets, games, &from.address);
@@ -85,7 +88,14 @@ impl HostedReferee {
             (body, reply_to)
         };
         let counted_as_player = plays_in(games, &from.address);
-        self.answer_sender(secrets, letter, from, counted_as_player, answer, postman)
+        self.answer_sender(
+            secrets,
+            letter,
+            from,
+            Some(counted_as_player),
+            answer,
+            postman,
+        )
     }
 
     /// The Reply-To of a player's one game still going, if they have one only.
@@ -150,33 +160,67 @@ impl HostedReferee {
             compose::REFEREE_LINE,
             note(&refusal.to_string())
         );
-        let plays_here = self.plays_here(&from.address);
-        self.answer_sender(secrets, letter, from, plays_here, (body, None), postman)
+        self.answer_sender(secrets, letter, from, None, (body, None), postman)
     }
 
     /// One answer (body, Reply-To) to `to`, kept in their ledger until
-    /// sent, if they have answers left today (more if `plays_here`).
+    /// sent, if they have answers left today (more if `plays_here`; read
+    /// from their games if `None`).
     fn answer_sender(
         &self,
         secrets: &Secrets,
         letter: &Letter,
         to: &Mailbox,
-        plays_here: bool,
+        plays_here: Option<bool>,
         (body, reply_to): (String, Option<String>),
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let digest = secrets.address_digest(&to.address);
-        let _lock = self.store.lock(&format!("sender-{digest}"))?;
-        let mut sender = self.store.load_sender(&digest)?;
+        let mut sender = self.sender(secrets, &to.address)?;
+        let plays_here = match plays_here {
+            Some(plays_here) => plays_here,
+            None => self.counts_as_player(secrets, &sender.record, &to.address)?,
+        };
         match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
             Some(report) => Ok(report),
-            None => self.reply_to_sender(&mut sender, letter, to, body, reply_to, postman),
+            None => self.reply_to_sender(sender, letter, to, body, reply_to, postman),
         }
     }
 
-    /// Does `address` play a game here that both players accepted?
-    pub(super) fn plays_here(&self, address: &str) -> bool {
-        self.store.list().is_ok_and(|l| plays_in(&l.games, address))
+    /// Does `address` (whose record is `sender`) count as a player here
+    /// for its daily answers? Its games are read only when that decides:
+    /// under a stranger's answers or over a player's, it does not.
+    ///
+    /// # Errors
+    /// When its games cannot be read: the operator's to mend.
+    pub(super) fn counts_as_player(
+        &self,
+        secrets: &Secrets,
+        sender: &SenderRecord,
+        address: &str,
+    ) -> Result<bool, StoreError> {
+        let today = sender.answers_today(store::now());
+        if !(STRANGER_ANSWERS..PLAYER_ANSWERS).contains(&today) {
+            return Ok(false);
+        }
+        let games = self.store.games_of(secrets, address)?.whole()?;
+        Ok(plays_in(&games, address))
+    }
+
+    /// A mail from a sender who had even a player's answers today, or
+    /// handled before: settled from their record alone. `None`: go on.
+    fn spent_sender(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        from: &Mailbox,
+        postman: &dyn Postman,
+    ) -> Result<Option<Report>, DeliveryError> {
+        let mut sender = self.sender(secrets, &from.address)?;
+        let spent = sender.record.answers_today(store::now()) >= PLAYER_ANSWERS;
+        if !spent && !sender.record.ledger.has_handled(&letter.identity) {
+            return Ok(None);
+        }
+        self.sender_gate(&mut sender, letter, true, true, postman)
     }
 
     /// Before answering a sender: a mail handled before is finished (its
@@ -184,17 +228,14 @@ impl HostedReferee {
     /// noted and left unanswered. `None`: go on and answer.
     pub(super) fn sender_gate(
         &self,
-        sender: &mut SenderRecord,
+        sender: &mut Transaction<'_, SenderRecord>,
         letter: &Letter,
         plays_here: bool,
         limited: bool,
         postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
-        if let Some(event) = sender.ledger.handled(&letter.identity) {
-            let mut report = Report::ignored(format!(
-                "mail handled before (event {event}); sending what did not go"
-            ));
-            self.flush_sender(sender, postman, &mut report)?;
+        let mut report = Report::default();
+        if sender.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(Some(report));
         }
         let now = store::now();
@@ -203,11 +244,8 @@ impl HostedReferee {
         } else {
             STRANGER_ANSWERS
         };
-        if limited && sender.answers_today(now) >= cap {
-            sender
-                .ledger
-                .record(letter.identity.clone(), Vec::new(), now);
-            self.store.save_sender(sender)?;
+        if limited && sender.record.answers_today(now) >= cap {
+            sender.commit(letter.identity.clone(), Vec::new())?;
             return Ok(Some(Report::ignored(format!(
                 "not answered: this address had its {cap} answers today"
             ))));
@@ -215,46 +253,27 @@ impl HostedReferee {
         Ok(None)
     }
 
+    /// The one answer to a sender, counted, committed and sent.
     pub(super) fn reply_to_sender(
         &self,
-        sender: &mut SenderRecord,
+        mut sender: Transaction<'_, SenderRecord>,
         letter: &Letter,
         to: &Mailbox,
         body: String,
         reply_to: Option<String>,
         postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let now = store::now();
-        let event = sender.ledger.next_event();
         // Named by the mail it answers, not by a count the sender file keeps:
         // a lost `senders/` never gives a new answer an old one's Message-ID.
-        let scope = format!("s{}", &sender.digest[..12]);
+        let scope = format!("s{}", &sender.record.digest[..12]);
         let message_id = self.message_id(&scope, 0, &letter.identity.0[..16]);
         let out = Outgoing::reply(letter, message_id, to.clone(), body + &signature())
             .with_reply_to(reply_to)
             .with_html(None);
-        sender.count_answer(now);
-        sender
-            .ledger
-            .record(letter.identity.clone(), vec![out.into_envelope(event)], now);
-        self.store.save_sender(sender)?;
+        sender.record.count_answer(store::now());
         let mut report = Report::ignored(format!("answered {}", to.address));
-        self.flush_sender(sender, postman, &mut report)?;
+        sender.finish(letter.identity.clone(), vec![out], postman, &mut report)?;
         Ok(report)
-    }
-
-    /// Sends what the sender is owed, then saves their record once.
-    fn flush_sender(
-        &self,
-        sender: &mut SenderRecord,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<(), DeliveryError> {
-        let flushed = flush(&mut sender.ledger, postman, report);
-        if flushed.settled {
-            self.store.save_sender(sender)?;
-        }
-        flushed.finish()
     }
 }
 

@@ -19,15 +19,17 @@ use super::command::Command;
 use super::compose::{
     self, game_line, key_block, mailbox_of, note, sheet_body_drawn, signature, Drawn, Outgoing,
 };
-use super::delivery::{flush, DeliveryError, Postman, Report};
+use super::delivery::{DeliveryError, Postman, Report, Transaction};
 use super::incoming::Mailbox;
 use super::letter::Letter;
-use super::play::{read_request, Refusal};
+use super::play::read_request;
+use super::refusal::Refusal;
 use super::Identity;
-use crate::engine::{Game, Pit, Side, SplitMix64};
+use crate::engine::{Pit, Side, SplitMix64};
 use crate::opponent::Opponent;
-use crate::sheet::{Player, Players, RawSheet, Sheet};
-use crate::store::{self, GameId, GameRecord, Secrets, Standing, Store, StoreError};
+use crate::sheet::{RawSheet, Sheet};
+use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Lock, LockOn, Secrets};
+use crate::store::{SenderRecord, Standing, Store, StoreError};
 
 /// The referee of games kept in a store.
 #[derive(Clone, Debug)]
@@ -95,6 +97,24 @@ impl HostedReferee {
         format!("{scope}.{event}.{to}@{}", self.identity.domain())
     }
 
+    /// Locks game `id` and reads it: the lock, and the game if there is one.
+    fn lock_game(&self, id: &GameId) -> Result<(Lock, Option<GameRecord>), StoreError> {
+        let lock = self.store.lock(LockOn::Game(id))?;
+        Ok((lock, self.store.load_game(id)?))
+    }
+
+    /// The transaction on the keyless record of `address`.
+    fn sender(
+        &self,
+        secrets: &Secrets,
+        address: &str,
+    ) -> Result<Transaction<'_, SenderRecord>, StoreError> {
+        let digest = secrets.address_digest(address);
+        let lock = self.store.lock(LockOn::Sender(&digest))?;
+        let record = self.store.load_sender(&digest)?;
+        Ok(Transaction::new(&self.store, lock, record))
+    }
+
     /// A mail with a valid key for `side` of game `id`.
     fn in_game(
         &self,
@@ -107,9 +127,7 @@ impl HostedReferee {
     ) -> Result<Report, DeliveryError> {
         if letter.new_game().is_some() && letter.move_lines.is_empty() {
             // A new game from a keyed mail: the key vouches for the sender.
-            let lock = self.store.lock(id.as_str())?;
-            let record = self.store.load_game(&id)?;
-            drop(lock);
+            let (_, record) = self.lock_game(&id)?;
             if let Some(inviter) = record
                 .as_ref()
                 .and_then(|r| mailbox_of(&player_of(r, side)))
@@ -117,8 +135,8 @@ impl HostedReferee {
                 return self.propose_new(secrets, letter, &inviter, true, postman);
             }
         }
-        let _lock = self.store.lock(id.as_str())?;
-        let Some(mut record) = self.store.load_game(&id)? else {
+        let (lock, record) = self.lock_game(&id)?;
+        let Some(record) = record else {
             return self.refuse_keyless(
                 secrets,
                 letter,
@@ -127,59 +145,49 @@ impl HostedReferee {
                 postman,
             );
         };
-        let mut report = Report::default();
-        if let Some(event) = record.ledger.handled(&letter.identity) {
-            report.game = Some(id.to_string());
-            report.summary =
-                format!("mail handled before (event {event}); sending what did not go");
-            self.flush_game(&mut record, postman, &mut report)?;
+        let mut game = Transaction::new(&self.store, lock, record);
+        let mut report = Report::about(&id, "");
+        if game.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(report);
         }
-        let game = record.game().map_err(|e| corrupt(&self.store, &id, e))?;
-        let event = record.ledger.next_event();
+        let record = &mut game.record;
+        let replayed = record.game().map_err(|e| corrupt(&self.store, &id, e))?;
         let mut scene = Scene {
             referee: self,
             secrets,
-            sheet: sheet_of(&record, game),
+            sheet: sheet_of(record, replayed),
             id: id.clone(),
-            event,
+            event: game.event(),
             letter: Some(letter),
             notes: Default::default(),
             questions: Vec::new(),
         };
+        let record = &mut game.record;
         if side == record.inviter {
             record.inviter_confirmed = true; // their key, in their mail
         }
-        let (replies, summary) = scene.decide(&mut record, letter, from, side);
-        let (replies, mut sender) = self.gate_unconfirmed(secrets, &record, replies)?;
-        let envelopes = replies
-            .into_iter()
-            .map(|r| r.into_envelope(event))
-            .collect();
-        record
-            .ledger
-            .record(letter.identity.clone(), envelopes, store::now());
-        self.store.save_game(&record)?;
+        let (replies, summary) = scene.decide(record, letter, from, side);
+        let (replies, sender) = self.gate_unconfirmed(secrets, &game.record, replies)?;
+        game.commit(letter.identity.clone(), replies)?;
         // After the game: a crash between costs the sender nothing.
-        if let Some((_lock, sender)) = &mut sender {
-            self.store.save_sender(sender)?;
+        if let Some(sender) = &sender {
+            sender.save()?;
         }
-        report.game = Some(id.to_string());
         report.summary = summary;
-        self.flush_game(&mut record, postman, &mut report)?;
+        game.send(postman, &mut report)?;
         Ok(report)
     }
 
     /// Mails to an inviter who has not shown their key count against that
     /// address's daily answers (anyone can invite in anyone's name), and
     /// those over the count are not sent. Returns the mails to send, and
-    /// the sender record to save (locked) once the game is saved.
+    /// the sender's transaction, to save once the game is saved.
     fn gate_unconfirmed(
         &self,
         secrets: &Secrets,
         record: &GameRecord,
         replies: Vec<Outgoing>,
-    ) -> Result<(Vec<Outgoing>, Option<LockedSender>), StoreError> {
+    ) -> Result<(Vec<Outgoing>, Option<Transaction<'_, SenderRecord>>), StoreError> {
         let inviter = record.player(record.inviter).address.clone();
         let Some(inviter) = inviter.filter(|_| !record.inviter_confirmed) else {
             return Ok((replies, None));
@@ -190,9 +198,7 @@ impl HostedReferee {
         {
             return Ok((replies, None));
         }
-        let digest = secrets.address_digest(&inviter);
-        let lock = self.store.lock(&format!("sender-{digest}"))?;
-        let mut sender = self.store.load_sender(&digest)?;
+        let mut sender = self.sender(secrets, &inviter)?;
         let now = store::now();
         let kept = replies
             .into_iter()
@@ -200,67 +206,22 @@ impl HostedReferee {
                 if !r.to.address.eq_ignore_ascii_case(&inviter) {
                     return true;
                 }
-                let room = sender.answers_today(now) < STRANGER_ANSWERS;
+                let room = sender.record.answers_today(now) < STRANGER_ANSWERS;
                 if room {
-                    sender.count_answer(now);
+                    sender.record.count_answer(now);
                 }
                 room
             })
             .collect();
-        Ok((kept, Some((lock, sender))))
-    }
-
-    /// Sends what the game owes, then saves it once with what went.
-    fn flush_game(
-        &self,
-        record: &mut GameRecord,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<(), DeliveryError> {
-        let flushed = flush(&mut record.ledger, postman, report);
-        if flushed.settled {
-            self.store.note_sent(record)?;
-        }
-        flushed.finish()
+        Ok((kept, Some(sender)))
     }
 }
-
-/// A sender's record, and its lock held until the record is saved.
-type LockedSender = (store::Lock, store::SenderRecord);
 
 /// A game's record whose turns the rules refuse: for the operator.
 fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt {
         path: store.dir().join(format!("{id}.json")),
         error: error.to_string(),
-    }
-}
-
-fn player_of(record: &GameRecord, side: Side) -> Player {
-    let p = record.player(side);
-    Player {
-        name: p.name.clone(),
-        address: p.address.clone(),
-    }
-}
-
-/// The sheet of a stored game, replayed.
-///
-/// # Errors
-/// When the record's turns are not a legal game.
-pub fn record_sheet(record: &GameRecord) -> Result<Sheet, store::ReplayError> {
-    Ok(sheet_of(record, record.game()?))
-}
-
-/// The sheet of a stored game: its game, players and id.
-fn sheet_of(record: &GameRecord, game: Game) -> Sheet {
-    Sheet {
-        game,
-        players: Players {
-            south: player_of(record, Side::South),
-            north: player_of(record, Side::North),
-        },
-        id: Some(record.id.to_string()),
     }
 }
 
@@ -606,23 +567,6 @@ fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
             sheet.name(side),
             played.join(", then ")
         )
-    }
-}
-
-/// `Alice to move`, `over: Bob won`, `waiting for Bob to accept`.
-pub fn summary(record: &GameRecord, game: &Game) -> String {
-    let name = |side: Side| record.player(side).name.clone();
-    match record.standing {
-        Standing::Invited { invitee } => format!("waiting for {} to accept", name(invitee)),
-        Standing::Declined => format!("declined by {}", name(record.inviter.other())),
-        Standing::Playing => match (game.to_move(), game.outcome()) {
-            (Some(side), _) => format!("{} to move", name(side)),
-            (None, Some(outcome)) => match outcome.winner {
-                Some(side) => format!("over: {} won", name(side)),
-                None => "over: a draw".to_string(),
-            },
-            (None, None) => "over".to_string(),
-        },
     }
 }
 

@@ -39,25 +39,24 @@ impl Scene<'_> {
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
             Command::Games => {
-                let listing = self.referee.store.list();
-                let games = listing.as_ref().map(|l| l.games.as_slice());
+                let games = self.games_now(record, address);
                 (
                     "your games, as you asked.".into(),
-                    self.referee.games_text(self.secrets, games, address),
+                    self.referee
+                        .games_text(self.secrets, games.as_deref(), address),
                 )
             }
             Command::History => {
-                let listing = self.referee.store.list();
-                let games = listing.as_ref().map(|l| l.games.as_slice());
+                let games = self.games_now(record, address);
                 (
                     "your finished games, as you asked.".into(),
-                    history_text(games, address),
+                    history_text(games.as_deref(), address),
                 )
             }
             Command::Ratings(ruleset) => (
                 "the ratings, as you asked.".into(),
-                match self.referee.store.list() {
-                    Ok(listing) => ratings::table(&ratings::ratings(&listing.games, *ruleset)),
+                match self.referee.store.ratings_after(*ruleset, record) {
+                    Ok(list) => ratings_text(&list, address),
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
@@ -71,12 +70,23 @@ impl Scene<'_> {
         }
     }
 
+    /// The store's games, this one as the mail's acts leave it: the
+    /// answers are on the game after the mail, not before it.
+    fn games_now(&self, record: &GameRecord, address: &str) -> Result<Vec<GameRecord>, StoreError> {
+        let mut games = self.referee.store.games_of(self.secrets, address)?.games;
+        match games.iter_mut().find(|g| g.id == record.id) {
+            Some(stored) => *stored = record.clone(),
+            None => games.push(record.clone()),
+        }
+        Ok(games)
+    }
+
     /// The sheet as it stood after the first `turns` turns of the log.
     fn board_after(&self, record: &GameRecord, turns: usize) -> (String, String) {
         let title = format!("the board after turn {turns}, as you asked.");
         let total = record.turns.len();
         if turns > total {
-            let refusal = crate::mail::play::Refusal::NoSuchTurn { turns: total };
+            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: total };
             return (title, format!("{refusal}.\n"));
         }
         let mut early = record.clone();
@@ -168,6 +178,24 @@ const PREVIEW_TURNS: usize = 100;
 fn marked(what: &str, sheet: &Sheet) -> String {
     format!("{NOT_THE_GAME} {what}.\n{sheet}")
 }
+
+/// The best of each game and the asker's own standing: a mail that
+/// fits a window however many play here.
+fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
+    let shown = ratings::leaders(list, RATINGS_SHOWN, &crate::store::mailbox_key(address));
+    let mut text = ratings::table(&shown);
+    if shown.len() < list.len() {
+        let _ = writeln!(
+            text,
+            "\n(The best {RATINGS_SHOWN} of each game, and yours, of {} in all.)",
+            list.len()
+        );
+    }
+    text
+}
+
+/// The most players of each game a mailed ratings table shows.
+const RATINGS_SHOWN: usize = 10;
 
 /// `address`'s finished games, the latest first, with their results.
 pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address: &str) -> String {

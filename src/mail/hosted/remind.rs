@@ -3,7 +3,7 @@
 //! transaction, and a notice that failed to go goes with the next run.
 
 use super::{corrupt, sheet_of, HostedReferee, Scene};
-use crate::mail::delivery::{DeliveryError, Postman, Report};
+use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::store::{Concession, MailKey};
 
 /// What `remind` did to one game.
@@ -37,17 +37,13 @@ impl HostedReferee {
         postman: &dyn Postman,
     ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
         let secrets = self.store.secrets()?;
-        let listing = self.store.list()?;
-        let mut problems: Vec<DeliveryError> = listing
-            .unreadable
-            .into_iter()
-            .map(DeliveryError::Store)
-            .collect();
+        // Only the games the index says may be due: none read otherwise.
+        let due = self.store.due(now, nudge, forfeit)?;
+        let mut problems = Vec::new();
         let mut done = Vec::new();
-        for listed in listing.games {
-            if let Err(e) = self.remind_game(
-                &secrets, &listed.id, now, nudge, forfeit, postman, &mut done,
-            ) {
+        for id in &due.games {
+            if let Err(e) = self.remind_game(&secrets, id, now, nudge, forfeit, postman, &mut done)
+            {
                 problems.push(e);
             }
         }
@@ -66,25 +62,27 @@ impl HostedReferee {
         postman: &dyn Postman,
         done: &mut Vec<Reminder>,
     ) -> Result<(), DeliveryError> {
-        let _lock = self.store.lock(id.as_str())?;
-        let Some(mut record) = self.store.load_game(id)? else {
+        let (lock, record) = self.lock_game(id)?;
+        let Some(record) = record else {
             return Ok(());
         };
+        let mut game = Transaction::new(&self.store, lock, record);
         let mut report = Report::default();
-        if record.ledger.pending().next().is_some() {
-            self.flush_game(&mut record, postman, &mut report)?;
+        if game.record.ledger.pending().next().is_some() {
+            game.send(postman, &mut report)?;
             done.push(Reminder::Resent {
                 game: id.to_string(),
                 mails: report.sent.len(),
             });
         }
+        let record = &mut game.record;
         if !record.is_playing() || !record.inviter_confirmed {
             // Never a word to someone who has not accepted, nor to an inviter
             // who never showed their key (their From may have been forged).
             return Ok(());
         }
-        let game = record.game().map_err(|e| corrupt(&self.store, id, e))?;
-        let Some(side) = game.to_move() else {
+        let replayed = record.game().map_err(|e| corrupt(&self.store, id, e))?;
+        let Some(side) = replayed.to_move() else {
             return Ok(());
         };
         if record.computer == Some(side) || record.player(side).address.is_none() {
@@ -96,7 +94,7 @@ impl HostedReferee {
         let mut scene = Scene {
             referee: self,
             secrets,
-            sheet: sheet_of(&record, game),
+            sheet: sheet_of(record, replayed),
             id: id.clone(),
             event: record.ledger.next_event(),
             letter: None,
@@ -126,12 +124,9 @@ impl HostedReferee {
         } else {
             return Ok(());
         };
-        let event = scene.event;
-        let key = MailKey(format!("remind-{event}"));
-        let envelopes = mails.into_iter().map(|m| m.into_envelope(event)).collect();
-        record.ledger.record(key, envelopes, now);
-        self.store.save_game(&record)?;
+        let key = MailKey(format!("remind-{}", scene.event));
+        game.commit(key, mails)?;
         done.push(what);
-        self.flush_game(&mut record, postman, &mut report)
+        game.send(postman, &mut report)
     }
 }

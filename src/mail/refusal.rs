@@ -1,0 +1,273 @@
+//! Why a mail's move or command was not carried out: one closed set of
+//! kinds, each worded for the player, with what to write instead.
+
+use crate::engine::{RulesError, Side};
+use crate::sheet::SheetError;
+
+/// Why a mail's move (or command) was not carried out, said to the player.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{0}; reply to the referee's latest mail, quoting it whole")]
+    Sheet(#[from] SheetError),
+    #[error("'{text}' is not a move: {error}; write move and a pit letter, such as: move c")]
+    BadMoveLine {
+        text: String,
+        error: crate::engine::ParsePitError,
+    },
+    #[error("the move line says {line} but the log says {log}: they disagree; send one move")]
+    Disagree { line: String, log: String },
+    #[error("the move lines say different things ({0}); send one move")]
+    SeveralMoves(String),
+    #[error("no move found: write a line 'move <pit>' above the quoted board")]
+    NoMove,
+    #[error("the game is over; it takes no more moves (start another with a line: new GAME with ADDRESS)")]
+    GameOver,
+    #[error("it is {name}'s move ({side}), and this mail is from {from}, not {address}: {name} replies from that address")]
+    NotYourMove {
+        name: String,
+        side: Side,
+        from: String,
+        address: String,
+    },
+    /// A sowing the rules refuse, said as the player sees it.
+    #[error("{}", in_your_words(.0))]
+    Illegal(crate::engine::PlayError),
+    #[error("Your {played} earns no free turn, so {rest} cannot follow.")]
+    NoFreeTurn { played: String, rest: String },
+    #[error("the mail is larger than {0} bytes; send a plain-text reply without attachments")]
+    TooLarge(usize),
+    #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
+    NoKey,
+    #[error("there is no game {0} here; a line  games  lists yours")]
+    NoGame(String),
+    #[error("it is {name}'s move ({side}): wait for the referee's mail with their move, then reply to it")]
+    NotYourTurn { name: String, side: Side },
+    #[error("the board you quoted is out of date: answer the referee's latest mail")]
+    OutOfDate,
+    #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
+    NoOffer,
+    #[error("the mail you answered is older than {name}'s {what}, which stands now: to answer it, reply to the mail that tells of it")]
+    OfferSince { name: String, what: &'static str },
+    #[error("one offer a mail: the first stands; send another in a mail of its own")]
+    OneOfferAMail,
+    #[error("there is nothing to take back: {0} (a takeback is asked right after one's own move, before the reply)")]
+    NoTakeback(String),
+    #[error("if lines go with your move (or after it, while your opponent is to move): write move c and then if e then d")]
+    ConditionsNeedMove,
+    #[error(
+        "the computer answers at once, so it takes no conditional moves: write your move alone"
+    )]
+    NoConditionsAgainstComputer,
+    #[error("the computer takes no offers: play on, or write resign")]
+    ComputerTakesNoOffers,
+    #[error("a mail carries at most 30 commands: send the rest in another mail")]
+    TooManyCommands,
+    #[error("the game has {turns} turns; write board and a number from 0 to {turns}")]
+    NoSuchTurn { turns: usize },
+    #[error("'{0}' cannot be read: write preview and the turns, such as: preview c e-b d")]
+    BadPreview(String),
+    #[error("'{0}' cannot be read: write if, the reply you expect, then and your answer, such as: if e then d")]
+    BadCondition(String),
+    #[error("'{0}' cannot be read: write new RULESET [stones N] [variant V] with ADDRESS [as south|north]")]
+    BadNew(String),
+    /// Stones or a variant the ruleset does not have.
+    #[error("{0}")]
+    Stones(RulesError),
+    #[error("you cannot play against yourself: name another address, or computer")]
+    SelfOpponent,
+    #[error("you cannot play against the referee's own address; name your opponent's")]
+    RefereeOpponent,
+    #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
+    NoOpponent,
+    #[error("{name} has not accepted the game yet: it starts when they do")]
+    NotAccepted { name: String },
+    #[error("{name} declined this game; start another with a line: new GAME with ADDRESS")]
+    Declined { name: String },
+    #[error(
+        "to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'"
+    )]
+    AcceptOrDecline,
+    #[error("a mail does one thing: send the move and the new game in mails of their own")]
+    NewAndMove,
+    #[error("{0} has an invitation open already; wait for their answer to that one, or invite someone else")]
+    InvitationOpen(String),
+    #[error("{0} declined an earlier invitation of yours, so the referee sends no more; invite someone else")]
+    DeclinedBefore(String),
+    #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
+    TooManyInvitations(String),
+}
+
+/// A refused sowing as the player thinks of it.
+fn in_your_words(error: &crate::engine::PlayError) -> String {
+    use crate::engine::PlayErrorKind;
+    let pit = error.pit;
+    let why = match error.kind {
+        PlayErrorKind::GameOver => return "The game is over.".to_string(),
+        PlayErrorKind::NoSuchPit => format!("There is no pit {pit} on this board."),
+        PlayErrorKind::Empty => format!("Your {pit} is empty."),
+        PlayErrorKind::StarvesOpponent => {
+            format!("Your {pit} would leave your opponent with no stones, which the rules forbid.")
+        }
+    };
+    format!("{why} Legal: {}.", error.legal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Pit;
+    use crate::sheet;
+
+    /// The engine's refusal of South's empty `a` in Wari.
+    fn empty_pit() -> crate::engine::PlayError {
+        let rules = crate::engine::Ruleset::Wari.configure(None, None).unwrap();
+        let mut game = crate::engine::Game::new(rules, Side::South);
+        let a = Pit::new(0);
+        game.play(a).unwrap();
+        game.play(a).unwrap();
+        game.play(a).unwrap_err()
+    }
+
+    #[test]
+    fn an_illegal_sowing_is_said_as_the_player_sees_it() {
+        assert_eq!(
+            Refusal::Illegal(empty_pit()).to_string(),
+            "Your a is empty. Legal: b, c, d, e, f."
+        );
+    }
+
+    /// One of each refusal. The match has no catch-all, so a new refusal
+    /// does not compile until it is added here.
+    fn one_of_each() -> Vec<Refusal> {
+        let name = || "Bob".to_string();
+        let all = vec![
+            Refusal::Sheet(SheetError::NoSheet),
+            Refusal::BadMoveLine {
+                text: "zz".into(),
+                error: sheet::parse_sowings("zz").unwrap_err(),
+            },
+            Refusal::Disagree {
+                line: "c".into(),
+                log: "d".into(),
+            },
+            Refusal::SeveralMoves("c, d".into()),
+            Refusal::NoMove,
+            Refusal::GameOver,
+            Refusal::NotYourMove {
+                name: name(),
+                side: Side::North,
+                from: "eve@x.example".into(),
+                address: "bob@x.example".into(),
+            },
+            Refusal::Illegal(empty_pit()),
+            Refusal::NoFreeTurn {
+                played: "c".into(),
+                rest: "d".into(),
+            },
+            Refusal::TooLarge(1_000_000),
+            Refusal::NoKey,
+            Refusal::NoGame("k7q2mx".into()),
+            Refusal::NotYourTurn {
+                name: name(),
+                side: Side::North,
+            },
+            Refusal::OutOfDate,
+            Refusal::NoOffer,
+            Refusal::OfferSince {
+                name: name(),
+                what: "draw offer",
+            },
+            Refusal::OneOfferAMail,
+            Refusal::NoTakeback("the last turn is not yours".into()),
+            Refusal::ConditionsNeedMove,
+            Refusal::NoConditionsAgainstComputer,
+            Refusal::ComputerTakesNoOffers,
+            Refusal::TooManyCommands,
+            Refusal::NoSuchTurn { turns: 3 },
+            Refusal::BadPreview("preview zz".into()),
+            Refusal::BadCondition("if zz then c".into()),
+            Refusal::BadNew("new wari with".into()),
+            Refusal::Stones(crate::engine::Ruleset::Mankala.with_stones(9).unwrap_err()),
+            Refusal::SelfOpponent,
+            Refusal::RefereeOpponent,
+            Refusal::NoOpponent,
+            Refusal::NotAccepted { name: name() },
+            Refusal::Declined { name: name() },
+            Refusal::AcceptOrDecline,
+            Refusal::NewAndMove,
+            Refusal::InvitationOpen(name()),
+            Refusal::DeclinedBefore(name()),
+            Refusal::TooManyInvitations(name()),
+        ];
+        for refusal in &all {
+            match refusal {
+                Refusal::Sheet(_)
+                | Refusal::BadMoveLine { .. }
+                | Refusal::Disagree { .. }
+                | Refusal::SeveralMoves(_)
+                | Refusal::NoMove
+                | Refusal::GameOver
+                | Refusal::NotYourMove { .. }
+                | Refusal::Illegal(_)
+                | Refusal::NoFreeTurn { .. }
+                | Refusal::TooLarge(_)
+                | Refusal::NoKey
+                | Refusal::NoGame(_)
+                | Refusal::NotYourTurn { .. }
+                | Refusal::OutOfDate
+                | Refusal::NoOffer
+                | Refusal::OfferSince { .. }
+                | Refusal::OneOfferAMail
+                | Refusal::NoTakeback(_)
+                | Refusal::ConditionsNeedMove
+                | Refusal::NoConditionsAgainstComputer
+                | Refusal::ComputerTakesNoOffers
+                | Refusal::TooManyCommands
+                | Refusal::NoSuchTurn { .. }
+                | Refusal::BadPreview(_)
+                | Refusal::BadCondition(_)
+                | Refusal::BadNew(_)
+                | Refusal::Stones(_)
+                | Refusal::SelfOpponent
+                | Refusal::RefereeOpponent
+                | Refusal::NoOpponent
+                | Refusal::NotAccepted { .. }
+                | Refusal::Declined { .. }
+                | Refusal::AcceptOrDecline
+                | Refusal::NewAndMove
+                | Refusal::InvitationOpen(_)
+                | Refusal::DeclinedBefore(_)
+                | Refusal::TooManyInvitations(_) => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_refusal_says_what_to_write_instead() {
+        // The words that point the player at what to do next.
+        let ways = [
+            "write",
+            "reply",
+            "send",
+            "wait",
+            "start",
+            "name",
+            "answer",
+            "invite",
+            "try",
+            "legal",
+            "played with",
+            "lists",
+            "replies",
+            "put ",
+        ];
+        // A turn's sowing after one that earned no free turn: worded as it
+        // was when it was an `Illegal` text, which no test held to this.
+        let worded_before = |r: &Refusal| matches!(r, Refusal::NoFreeTurn { .. });
+        for refusal in one_of_each().into_iter().filter(|r| !worded_before(r)) {
+            let text = refusal.to_string().to_lowercase();
+            assert!(ways.iter().any(|w| text.contains(w)), "{refusal:?}: {text}");
+        }
+    }
+}

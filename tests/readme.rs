@@ -1,0 +1,167 @@
+//! The README's game by mail in five mails, played through the real
+//! binary: the subjects it quotes and the sample mail it prints are the
+//! ones the referee sends today (the game's id and key, which differ from
+//! store to store, put back as the README has them).
+
+use std::path::PathBuf;
+
+use mail_parser::MessageParser;
+
+mod common;
+
+use common::{repo, run, stderr, temp_dir};
+
+const REFEREE: &str = "referee@referee.example";
+const ALICE: &str = "Alice <alice@players.example>";
+const BOB: &str = "Bob <bob@players.example>";
+
+struct Sent {
+    to: String,
+    reply_to: String,
+    subject: String,
+    message_id: String,
+    body: String,
+}
+
+/// Referees `raw`; returns the replies it wrote into `out`, by recipient.
+fn deliver(store: &str, out: &std::path::Path, raw: &str) -> Vec<Sent> {
+    let before: Vec<PathBuf> = files(out);
+    let send = format!("dir:{}", out.display());
+    let output = run(
+        &["mail", "--from", REFEREE, "--store", store, "--send", &send],
+        raw.as_bytes(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut sent = Vec::new();
+    for path in files(out).into_iter().filter(|p| !before.contains(p)) {
+        let raw = std::fs::read(&path).unwrap();
+        let message = MessageParser::default().parse(&raw).unwrap();
+        let address = |a: Option<&mail_parser::Address>| {
+            a.and_then(|a| a.first())
+                .and_then(|a| a.address())
+                .unwrap_or_default()
+                .to_string()
+        };
+        sent.push(Sent {
+            to: address(message.to()),
+            reply_to: address(message.reply_to()),
+            subject: message.subject().unwrap_or_default().to_string(),
+            message_id: message.message_id().unwrap_or_default().to_string(),
+            body: message
+                .body_text(0)
+                .unwrap_or_default()
+                .replace("\r\n", "\n"),
+        });
+    }
+    sent
+}
+
+fn files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn to<'a>(sent: &'a [Sent], address: &str) -> &'a Sent {
+    sent.iter()
+        .find(|s| address.contains(&format!("<{}>", s.to)))
+        .unwrap_or_else(|| panic!("no reply to {address}"))
+}
+
+/// `from` presses reply on `received` and writes `words` above the quote.
+fn reply(from: &str, received: &Sent, words: &str, n: usize) -> String {
+    let quoted: String = received.body.lines().map(|l| format!("> {l}\n")).collect();
+    format!(
+        "From: {from}\nTo: {}\nSubject: Re: {}\nMessage-ID: <readme{n}@players.example>\n\n{words}\n\n{quoted}",
+        received.reply_to, received.subject
+    )
+}
+
+/// The fenced block that follows `after` in `text`.
+fn block_after<'a>(text: &'a str, after: &str) -> &'a str {
+    let rest = &text[text
+        .find(after)
+        .unwrap_or_else(|| panic!("README: no {after:?}"))..];
+    let start = rest.find("```\n").expect("a block") + 4;
+    let end = rest[start..].find("```").expect("the block's end");
+    &rest[start..start + end]
+}
+
+#[test]
+fn the_readmes_five_mails_are_what_the_referee_sends() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    let dir = temp_dir("readme");
+    let (store, out) = (dir.join("store"), dir.join("out"));
+    std::fs::create_dir_all(&out).unwrap();
+    let store = store.to_str().unwrap();
+
+    let first = format!(
+        "From: {ALICE}\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <readme1@players.example>\n\nnew super-wari with {BOB}\n"
+    );
+    let one = deliver(store, &out, &first);
+    let two = deliver(store, &out, &reply(BOB, to(&one, BOB), "accept", 2));
+    let three = deliver(store, &out, &reply(ALICE, to(&two, ALICE), "move c", 3));
+    let four = deliver(
+        store,
+        &out,
+        &reply(
+            BOB,
+            to(&three, BOB),
+            "move e\noffer draw\nNice opening! A draw?",
+            4,
+        ),
+    );
+    let five = deliver(store, &out, &reply(ALICE, to(&four, ALICE), "accept", 5));
+
+    // The README's id and Alice's key stand for this store's.
+    let sample = block_after(&readme, "The mail Alice gets after mail 4");
+    let alice = to(&four, ALICE);
+    let id = alice.message_id.split('.').next().unwrap().to_string();
+    let key = alice
+        .reply_to
+        .trim_start_matches("referee+")
+        .split('@')
+        .next()
+        .unwrap();
+    let as_readme = |text: &str| {
+        text.replace(key, "xss96i-5cb4b7fe480d")
+            .replace(&id, "xss96i")
+    };
+
+    let signature = alice.body.find("\n-- \n").expect("a signature");
+    let rendered = format!(
+        "Subject: {}\nReply-To: \"Mancala referee\" <{}>\nMessage-ID: <{}>\n\n{}\n",
+        alice.subject,
+        alice.reply_to,
+        alice.message_id,
+        alice.body[..signature].trim_end()
+    );
+    assert_eq!(as_readme(&rendered), sample, "README's sample mail");
+
+    // Every subject the table quotes, less its "..." ends, is part of one sent.
+    let table = &readme[readme.find("| mail | who writes").unwrap()..];
+    let table = &table[..table.find("\n\n").unwrap()];
+    let subjects: Vec<String> = [&one, &two, &three, &four, &five]
+        .iter()
+        .flat_map(|sent| sent.iter().map(|s| as_readme(&s.subject)))
+        .collect();
+    let quoted: Vec<&str> = table
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| q.starts_with("Super-Wari ") || q.starts_with("... "))
+        .collect();
+    assert!(
+        quoted.len() >= 7,
+        "the table quotes the subjects: {quoted:?}"
+    );
+    for q in quoted {
+        let part = q.trim_start_matches("... ").trim_end_matches("...");
+        assert!(
+            subjects.iter().any(|s| s.contains(part)),
+            "README quotes {q:?}; the referee sent {subjects:#?}"
+        );
+    }
+}

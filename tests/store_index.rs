@@ -1,0 +1,346 @@
+//! The store's index, as a reader relies on it: a game is never missing
+//! from it (a kill between an entry and the game's rename included), a
+//! stale entry is ignored, the ratings kept as games end are those a
+//! replay of every finished game draws, and an old store gets its index.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use mancala::engine::{Ruleset, Side, SplitMix64};
+use mancala::mail::delivery::{DeliveryError, Stub};
+use mancala::mail::hosted::HostedReferee;
+use mancala::mail::letter::Letter;
+use mancala::mail::Referee;
+use mancala::store::ratings::Rating;
+use mancala::store::{mailbox_key, GameRecord, Standing, Store};
+use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
+use skillratings::Outcomes;
+
+mod common;
+#[path = "common/games.rs"]
+mod games;
+
+const REFEREE: &str = "referee@referee.example";
+const ALICE: &str = "alice@players.example";
+const BOB: &str = "bob@players.example";
+
+fn ids(games: &[GameRecord]) -> Vec<String> {
+    games.iter().map(|g| g.id.to_string()).collect()
+}
+
+/// The ratings as they were drawn before the index: every rated game
+/// replayed in the order the games ended (the referee's code until then).
+fn replay(games: &[GameRecord], ruleset: Option<Ruleset>) -> Vec<Rating> {
+    let mut finished: Vec<(u64, &GameRecord, Option<Side>)> = games
+        .iter()
+        .filter(|r| ruleset.is_none_or(|want| r.ruleset == want))
+        .filter_map(|r| {
+            if r.computer.is_some() || r.standing != Standing::Playing {
+                return None;
+            }
+            let outcome = r.game().ok()?.outcome()?;
+            Some((r.ended()?, r, outcome.winner))
+        })
+        .collect();
+    finished.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
+    let config = Glicko2Config::new();
+    let mut table: HashMap<(Ruleset, String), (Glicko2Rating, Rating)> = HashMap::new();
+    for (_, record, winner) in finished {
+        let keys = Side::BOTH.map(|side| {
+            let address = record.player(side).address.as_deref().unwrap_or_default();
+            (record.ruleset, mailbox_key(address))
+        });
+        if keys[0].1 == keys[1].1 {
+            continue;
+        }
+        let entry = |table: &HashMap<_, (Glicko2Rating, Rating)>, side: Side| {
+            let key = &keys[side.index()];
+            table.get(key).cloned().unwrap_or_else(|| {
+                let rating = Rating {
+                    ruleset: record.ruleset,
+                    name: String::new(),
+                    rating: 0.0,
+                    deviation: 0.0,
+                    games: 0,
+                    wins: 0,
+                    draws: 0,
+                    losses: 0,
+                    mailbox: key.1.clone(),
+                };
+                (Glicko2Rating::new(), rating)
+            })
+        };
+        let (south, north) = (entry(&table, Side::South), entry(&table, Side::North));
+        let outcome = match winner {
+            Some(Side::South) => Outcomes::WIN,
+            Some(Side::North) => Outcomes::LOSS,
+            None => Outcomes::DRAW,
+        };
+        let (south_new, north_new) = glicko2(&south.0, &north.0, &outcome, &config);
+        for (side, (_, mut tally), new) in [
+            (Side::South, south, south_new),
+            (Side::North, north, north_new),
+        ] {
+            tally.name = record.player(side).name.clone();
+            tally.games += 1;
+            match winner {
+                None => tally.draws += 1,
+                Some(w) if w == side => tally.wins += 1,
+                Some(_) => tally.losses += 1,
+            }
+            tally.rating = new.rating;
+            tally.deviation = new.deviation;
+            table.insert(keys[side.index()].clone(), (new, tally));
+        }
+    }
+    let mut list: Vec<Rating> = table.into_values().map(|(_, r)| r).collect();
+    list.sort_by(|a, b| {
+        (a.ruleset.as_str(), -a.rating, &a.mailbox)
+            .partial_cmp(&(b.ruleset.as_str(), -b.rating, &b.mailbox))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    list
+}
+
+/// `n` games among eight players, most finished, in the order they ended.
+fn generated(n: u64, rng: &mut SplitMix64) -> Vec<GameRecord> {
+    let players: Vec<String> = (0..8).map(|i| format!("p{i}@players.example")).collect();
+    (0..n)
+        .map(|i| {
+            let south = &players[rng.below(players.len())];
+            let north = &players[rng.below(players.len())];
+            let finish = rng.below(5) != 0;
+            games::random_game(&games::nth_id(i), (south, north), i * 100_000, finish, rng)
+        })
+        .collect()
+}
+
+#[test]
+fn ratings_kept_as_games_end_equal_a_replay_of_every_finished_game() {
+    let dir = common::temp_dir("index-ratings");
+    let store = Store::open(&dir).unwrap();
+    let mut rng = SplitMix64::new(19);
+    let games = generated(120, &mut rng);
+    assert!(games.iter().filter(|g| g.game().unwrap().is_over()).count() > 60);
+    for record in &games {
+        store.save_game(record).unwrap();
+        // Saved again as ended (a resent mail, a question): counted once.
+        store.save_game(record).unwrap();
+    }
+    assert_eq!(store.ratings(None).unwrap(), replay(&games, None));
+    assert_eq!(
+        store.ratings(Some(Ruleset::Wari)).unwrap(),
+        replay(&games, Some(Ruleset::Wari))
+    );
+    // Built from the files of an index-less store: the same again.
+    std::fs::remove_dir_all(dir.join("index")).unwrap();
+    assert_eq!(store.ratings(None).unwrap(), replay(&games, None));
+}
+
+#[test]
+fn lookups_by_address_and_under_way_agree_with_reading_every_game() {
+    let dir = common::temp_dir("index-lookups");
+    let store = Store::open(&dir).unwrap();
+    let secrets = store.secrets().unwrap();
+    let mut rng = SplitMix64::new(7);
+    for record in generated(60, &mut rng) {
+        store.save_game(&record).unwrap();
+    }
+    let all = store.list().unwrap().games;
+    for i in 0..8 {
+        let address = format!("p{i}@players.example");
+        let theirs: Vec<GameRecord> = all
+            .iter()
+            .filter(|g| g.side_of(&address).is_some())
+            .cloned()
+            .collect();
+        let spelt = format!("P{i}+tag@Players.Example");
+        assert_eq!(
+            ids(&store.games_of(&secrets, &spelt).unwrap().games),
+            ids(&theirs)
+        );
+    }
+    let going: Vec<GameRecord> = all
+        .iter()
+        .filter(|g| !g.game().unwrap().is_over())
+        .cloned()
+        .collect();
+    assert!(!going.is_empty());
+    assert_eq!(ids(&store.under_way().unwrap().games), ids(&going));
+}
+
+#[test]
+fn a_stale_entry_is_ignored_and_taken_away_by_the_games_next_save() {
+    let dir = common::temp_dir("index-stale");
+    let store = Store::open(&dir).unwrap();
+    let secrets = store.secrets().unwrap();
+    let mut rng = SplitMix64::new(3);
+    let record = generated(1, &mut rng).remove(0);
+    store.save_game(&record).unwrap();
+    // What a kill before the rename of a save that added Carol leaves: her
+    // entry, listed among the game's, and an idle entry of long ago.
+    let carol = secrets.address_digest("carol@players.example");
+    let id = record.id.as_str();
+    let entries = [format!("by-address/{carol}/{id}"), format!("idle/3/{id}")];
+    let hints = dir.join("index/games").join(id);
+    let mut listed = std::fs::read_to_string(&hints).unwrap();
+    for entry in &entries {
+        let path = dir.join("index").join(entry);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "").unwrap();
+        listed.push_str(&format!("{entry}\n"));
+    }
+    std::fs::write(&hints, listed).unwrap();
+    let games = store.games_of(&secrets, "carol@players.example").unwrap();
+    assert!(games.games.is_empty() && games.unreadable.is_empty());
+    // `remind` is handed it to look at, and finds nothing to do.
+    let due = store.due(10 * 86_400, 86_400, 2 * 86_400).unwrap();
+    assert_eq!(due.games, std::slice::from_ref(&record.id));
+    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
+    let (done, problems) = referee
+        .remind(
+            10 * 86_400,
+            7 * 86_400 * 1000,
+            7 * 86_400 * 1000,
+            &Stub::default(),
+        )
+        .unwrap();
+    assert!(done.is_empty() && problems.is_empty());
+    store.save_game(&record).unwrap();
+    for entry in &entries {
+        assert!(!dir.join("index").join(entry).exists(), "{entry}");
+    }
+}
+
+#[test]
+fn a_store_without_an_index_gets_it_built_once_on_first_use() {
+    let dir = common::temp_dir("index-format-1");
+    for name in ["key", "mx2frb.json"] {
+        std::fs::copy(
+            common::repo(&format!("tests/data/format-1-store/{name}")),
+            dir.join(name),
+        )
+        .unwrap();
+    }
+    let store = Store::open(&dir).unwrap();
+    assert!(!dir.join("index").exists());
+    let secrets = store.secrets().unwrap();
+    let record = store.list().unwrap().games.remove(0);
+    let address = record.south.address.clone().unwrap();
+    let found = store.games_of(&secrets, &address).unwrap();
+    assert_eq!(ids(&found.games), ["mx2frb"]);
+    assert!(dir.join("index/version").exists());
+    assert_eq!(ids(&store.under_way().unwrap().games), ["mx2frb"]);
+    // Built once: a game file dropped in afterwards is the operator's to file.
+    let version = std::fs::metadata(dir.join("index/version")).unwrap();
+    store.ratings(None).unwrap();
+    assert_eq!(
+        std::fs::metadata(dir.join("index/version"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        version.modified().unwrap()
+    );
+}
+
+/// Runs the referee on `mail`, killed by strace at its `n`th rename.
+fn killed_at_rename(dir: &Path, mail: &str, n: usize) {
+    let mut child = Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!(
+            "inject=rename,renameat,renameat2:signal=KILL:when={n}"
+        ))
+        .arg(env!("CARGO_BIN_EXE_mancala"))
+        .args(["mail", "--from", REFEREE, "--send", "stdout", "--store"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("strace is installed (tests/run.sh installs it)");
+    {
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(mail.as_bytes());
+    }
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_kill_between_an_index_entry_and_the_games_rename_leaves_lookups_right() {
+    let mail = format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <k1@players.example>\n\nnew wari with Bob <{BOB}>\n"
+    );
+    let mut saw_entry_without_game = false;
+    for n in 1..=6 {
+        let dir = common::temp_dir(&format!("index-kill-{n}"));
+        killed_at_rename(&dir, &mail, n);
+        let store = Store::open(&dir).unwrap();
+        let secrets = store.secrets().unwrap();
+        let check = |store: &Store| {
+            let all = store.list().unwrap().games;
+            for address in [ALICE, BOB] {
+                let found = store.games_of(&secrets, address).unwrap();
+                assert_eq!(
+                    ids(&found.games),
+                    ids(&all),
+                    "kill at rename {n}: {address}"
+                );
+            }
+            assert_eq!(ids(&store.under_way().unwrap().games), ids(&all));
+            all.len()
+        };
+        let games = check(&store);
+        let entries = std::fs::read_dir(dir.join("index/under-way"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        saw_entry_without_game |= games == 0 && entries == 1;
+        // The MTA delivers the mail again: one game, found by both.
+        let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
+        let letter = Letter::read(mail.as_bytes(), &referee.identity);
+        referee.deliver(&letter, &Stub::default()).unwrap();
+        assert_eq!(check(&store), 1, "kill at rename {n}");
+    }
+    assert!(
+        saw_entry_without_game,
+        "some kill fell between an entry and the rename"
+    );
+}
+
+#[test]
+fn a_sender_over_the_days_answers_is_settled_before_any_game_is_read() {
+    let dir = common::temp_dir("index-limit-first");
+    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
+    let postman = Stub::default();
+    let deliver = |n: usize| {
+        let mail = format!("From: {ALICE}\nTo: {REFEREE}\nMessage-ID: <s{n}@x>\n\nhello\n");
+        let letter = Letter::read(mail.as_bytes(), &referee.identity);
+        referee.deliver(&letter, &postman)
+    };
+    let invite =
+        format!("From: {ALICE}\nTo: {REFEREE}\nMessage-ID: <i@x>\n\nnew wari with {BOB}\n");
+    let letter = Letter::read(invite.as_bytes(), &referee.identity);
+    referee.deliver(&letter, &postman).unwrap();
+    let id = referee.store.list().unwrap().games[0].id.clone();
+    // Alice's one game made unreadable: reading it is an error for the
+    // operator, never "a stranger".
+    let path = dir.join(format!("{id}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("\"format\":3", "\"format\":4")).unwrap();
+    let err = deliver(0).unwrap_err();
+    assert!(matches!(err, DeliveryError::Store(_)), "{err}");
+    assert!(err.to_string().contains("newer"), "{err}");
+    // Over even a player's answers: settled from her sender file alone.
+    let digest = referee.store.secrets().unwrap().address_digest(ALICE);
+    let mut sender = referee.store.load_sender(&digest).unwrap();
+    for _ in 0..10 {
+        sender.count_answer(mancala::store::now());
+    }
+    referee.store.save_sender(&sender).unwrap();
+    let report = deliver(1).unwrap();
+    assert!(
+        report.summary.contains("answers today"),
+        "{}",
+        report.summary
+    );
+}
