@@ -126,10 +126,15 @@ def wait_log(pattern, what):
     return wait_until(lambda: re.search(pattern, maillog(), re.M), f"the mail log shows no {what}")
 
 
-def newest(user):
+def newest(user, copy=None):
+    """The newest mail in user's inbox; with copy=True the newest the referee wrote (it carries
+    its X-Loop header), with copy=False the newest a person wrote."""
     box = maildir(user)
     keys = sorted(box.keys(), key=lambda k: os.path.getmtime(box._lookup(k) and os.path.join(box._path, box._lookup(k))))
-    return email.message_from_bytes(box.get_bytes(keys[-1]), policy=email.policy.default)
+    mails = [email.message_from_bytes(box.get_bytes(k), policy=email.policy.default) for k in keys]
+    if copy is not None:
+        mails = [m for m in mails if ("X-Loop" in m) == copy]
+    return mails[-1]
 
 
 def body_of(message):
@@ -441,11 +446,14 @@ def bills_own_mailbox():
     broadcast = open(os.path.join(REPO, "tests/data/seed-000.txt")).read()
     send(PLAYERS["Alice"], [BILL], compose(f"Yourname <{PLAYERS['Alice']}>", "Re: Super-Wari",
                                            "Move: c\n", quoted=broadcast, to=f"Bill Taylor <{BILL}>"))
-    bill_mails, alice_mails = 1, 1
+    # Bill's inbox gets each move mail as it came, and the referee's copy of the new board beside it.
+    bill_mails, alice_mails = 2, 1
+    move = "Move: c"
     for turn in range(8):
         wait_for("bill", bill_mails)
         wait_for("alice", alice_mails)
-        copy, answer = newest("bill"), newest("alice")
+        copy, answer = newest("bill", copy=True), newest("alice")
+        assert move in body_of(newest("bill", copy=False)), "the mover's own mail reaches Bill whole"
         copy_body, answer_body = body_of(copy), body_of(answer)
         assert "no move was played" not in copy_body + answer_body, copy_body + answer_body
         position = show_json(copy_body)
@@ -455,16 +463,18 @@ def bills_own_mailbox():
         if position["to_move"] == "north":  # Bill presses reply on his copy
             reply_to = copy["Reply-To"].addresses[0].addr_spec
             assert reply_to == BILL, reply_to
-            send(BILL, [reply_to], compose(f"Bill Taylor <{BILL}>", "Re: Super-Wari", f"move {legal[-1]}\n",
+            move = f"move {legal[-1]}"
+            send(BILL, [reply_to], compose(f"Bill Taylor <{BILL}>", "Re: Super-Wari", move + "\n",
                                            quoted=copy_body, to=reply_to))
         else:
-            send(PLAYERS["Alice"], [BILL], compose(PLAYERS["Alice"], "Re: Super-Wari", f"move {legal[0]}\n",
+            move = f"move {legal[0]}"
+            send(PLAYERS["Alice"], [BILL], compose(PLAYERS["Alice"], "Re: Super-Wari", move + "\n",
                                                    quoted=answer_body, to=BILL))
-        bill_mails += 1
+        bill_mails += 2
         alice_mails += 1
     wait_for("bill", bill_mails)
     wait_for("alice", alice_mails)
-    assert show_json(body_of(newest("bill")))["ply"] >= 9
+    assert show_json(body_of(newest("bill", copy=True)))["ply"] >= 9
     # A mail about no game reaches Bill as it was sent.
     lunch = compose(PLAYERS["Bob"], "Lunch?", "Lunch tomorrow? I could move a chair.\n", to=BILL)
     send(PLAYERS["Bob"], [BILL], lunch)
