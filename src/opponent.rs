@@ -342,6 +342,34 @@ struct Entry {
     best: u8,  // pit index + 1, 0 for none
 }
 
+impl Entry {
+    /// The stored score, when it was searched deep enough and its bound
+    /// settles the window `alpha..beta` without searching again.
+    fn cutoff(&self, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+        if u32::from(self.depth) < depth {
+            return None;
+        }
+        match self.bound {
+            0 => Some(self.score),
+            1 if self.score >= beta => Some(self.score),
+            2 if self.score <= alpha => Some(self.score),
+            _ => None,
+        }
+    }
+}
+
+/// What a search's best score says of the true one: exact (0), at least
+/// (1, it failed high) or at most (2, nothing beat the window).
+fn bound(best_score: i32, original_alpha: i32, beta: i32) -> u8 {
+    if best_score <= original_alpha {
+        2
+    } else if best_score >= beta {
+        1
+    } else {
+        0
+    }
+}
+
 struct Searcher {
     table: Vec<Entry>,
     nodes: u64,
@@ -411,15 +439,10 @@ impl Searcher {
         let entry = self.table[slot];
         let mut first = None;
         if entry.key == key {
-            first = entry.best.checked_sub(1).map(Pit::new);
-            if u32::from(entry.depth) >= depth {
-                match entry.bound {
-                    0 => return entry.score,
-                    1 if entry.score >= beta => return entry.score,
-                    2 if entry.score <= alpha => return entry.score,
-                    _ => {}
-                }
+            if let Some(score) = entry.cutoff(depth, alpha, beta) {
+                return score;
             }
+            first = entry.best.checked_sub(1).map(Pit::new);
         }
         let legal = position.legal_moves();
         let side = position.to_move();
@@ -453,18 +476,11 @@ impl Searcher {
                 break;
             }
         }
-        let bound = if best_score <= original_alpha {
-            2
-        } else if best_score >= beta {
-            1
-        } else {
-            0
-        };
         self.table[slot] = Entry {
             key,
             score: best_score,
             depth: depth.min(255) as u8,
-            bound,
+            bound: bound(best_score, original_alpha, beta),
             best: best_pit.map_or(0, |p| p.index() + 1),
         };
         best_score

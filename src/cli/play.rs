@@ -118,14 +118,7 @@ pub fn play(
                 out.push_str("You quit.\n");
                 break;
             }
-            "hint" => {
-                if let Some(choice) = Opponent::strong().choose(&sheet.game, &mut rng) {
-                    out.push_str(&format!(
-                        "Hint: {}\n",
-                        describe(&choice, &Opponent::strong())
-                    ));
-                }
-            }
+            "hint" => out.push_str(&hint_line(&sheet.game, &mut rng)),
             "undo" => match undone(&sheet.game, human) {
                 Some(game) => {
                     sheet.game = game;
@@ -133,24 +126,7 @@ pub fn play(
                 }
                 None => out.push_str("Nothing of yours to take back.\n"),
             },
-            text => match sheet::parse_sowings(text) {
-                Err(e) => out.push_str(&format!("{e}; type help for help\n")),
-                Ok(pits) => {
-                    for pit in pits {
-                        if sheet.game.to_move() != Some(human) {
-                            out.push_str(&format!("Your turn is over before {pit}.\n"));
-                            break;
-                        }
-                        match sheet.game.play(pit) {
-                            Ok(_) => out.push_str(&format!("\n{sheet}")),
-                            Err(e) => {
-                                out.push_str(&format!("{e}\n"));
-                                break;
-                            }
-                        }
-                    }
-                }
-            },
+            text => sow_typed(&mut sheet, human, text, &mut out),
         }
     }
     if let Some(path) = save {
@@ -158,6 +134,41 @@ pub fn play(
         out.push_str(&format!("The sheet is saved in {}.\n", path.display()));
     }
     print(&out)
+}
+
+/// The strong opponent's move for the human, in words; none when the game
+/// is over.
+fn hint_line(game: &Game, rng: &mut SplitMix64) -> String {
+    Opponent::strong()
+        .choose(game, rng)
+        .map_or_else(String::new, |choice| {
+            format!("Hint: {}\n", describe(&choice, &Opponent::strong()))
+        })
+}
+
+/// The human's typed move (`c`, or `c-f` for a bonus sowing): each
+/// sowing played and the sheet after it, until one is refused.
+fn sow_typed(sheet: &mut Sheet, human: Side, text: &str, out: &mut String) {
+    let pits = match sheet::parse_sowings(text) {
+        Ok(pits) => pits,
+        Err(e) => {
+            out.push_str(&format!("{e}; type help for help\n"));
+            return;
+        }
+    };
+    for pit in pits {
+        if sheet.game.to_move() != Some(human) {
+            out.push_str(&format!("Your turn is over before {pit}.\n"));
+            break;
+        }
+        match sheet.game.play(pit) {
+            Ok(_) => out.push_str(&format!("\n{sheet}")),
+            Err(e) => {
+                out.push_str(&format!("{e}\n"));
+                break;
+            }
+        }
+    }
 }
 
 /// The game without the human's last turn and everything after it.

@@ -1,7 +1,8 @@
 //! A game: a start, the sowings played, and the rules that need history
 //! (repetition) or a player's word (resignation).
 
-use super::position::{PlayError, PlayErrorKind, Position, Sowing};
+use super::errors::{PlayError, PlayErrorKind};
+use super::position::{Position, Sowing};
 use super::{EndReason, Outcome, Pit, Rules, Side};
 
 /// One sowing of the game's record.

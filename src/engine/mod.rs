@@ -12,13 +12,15 @@
 //! assert_eq!(game.position().stones(Side::South, Pit::new(2)), 0);
 //! ```
 
+mod errors;
 mod game;
 mod position;
 mod random;
 mod rules;
 
+pub use errors::{PlayError, PlayErrorKind, SetUpError, SetUpFault};
 pub use game::{Game, PlayedSowing};
-pub use position::{Landing, PlayError, PlayErrorKind, Position, SetUpError, SetUpFault, Sowing};
+pub use position::{Landing, Position, Sowing};
 pub use random::SplitMix64;
 pub use rules::{
     ruleset_names, ruleset_titles, Capture, DefaultOpponent, EmptyRow, Rules, RulesError, Ruleset,

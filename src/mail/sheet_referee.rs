@@ -242,28 +242,8 @@ impl SheetReferee {
         let Some(side) = sheet.game.to_move() else {
             return self.refuse(letter, from, &Refusal::GameOver, Some(&sheet), None);
         };
-        // The seat to move is the sender's: by its address, or, while it has
-        // none yet (a new game), by taking it.
-        let seat = sheet.players.get(side).clone();
-        match &seat.address {
-            Some(address) if !address.eq_ignore_ascii_case(&from.address) => {
-                let refusal = Refusal::NotYourMove {
-                    name: seat.name.clone(),
-                    side,
-                    from: from.address.clone(),
-                    address: address.clone(),
-                };
-                return self.refuse(letter, from, &refusal, Some(&sheet), None);
-            }
-            Some(_) => {}
-            None => {
-                let player = sheet.players.get_mut(side);
-                player.address = Some(from.address.clone());
-                if is_placeholder(&player.name) {
-                    player.name = clean_name(&from.short_name());
-                }
-                seat_opponent(&self.identity, letter, from, &mut sheet, side);
-            }
+        if let Err(refusal) = self.take_seat(letter, from, &mut sheet, side) {
+            return self.refuse(letter, from, &refusal, Some(&sheet), None);
         }
         let news = match play_turn(&mut sheet, side, &sowings) {
             Ok(news) => news,
@@ -276,20 +256,7 @@ impl SheetReferee {
         // A pasted sheet: the player's words cannot be told from the paste.
         let comment: &[String] = if pasted { &[] } else { &letter.comment };
         // One mail to each address, headed with what is awaited of its reader.
-        let mut readers: Vec<(Mailbox, Side)> = Vec::new();
-        for s in Side::BOTH {
-            if let Some(m) = mailbox_of(sheet.players.get(s)) {
-                match readers
-                    .iter_mut()
-                    .find(|(a, _)| a.address.eq_ignore_ascii_case(&m.address))
-                {
-                    // One address on both seats: the mail is the mover's.
-                    Some(reader) if sheet.game.to_move() == Some(s) => reader.1 = s,
-                    Some(_) => {}
-                    None => readers.push((m, s)),
-                }
-            }
-        }
+        let readers = readers(&sheet);
         // One drawing of the sheet for every reader's mail.
         let drawn = compose::Drawn::new(&sheet);
         let mail = readers
@@ -319,6 +286,38 @@ impl SheetReferee {
         Decision::Send {
             mail,
             summary: format!("{} {news}", sheet.game.rules().ruleset),
+        }
+    }
+
+    /// Checks that `side`, to move, is the sender's seat: by its address,
+    /// or, while it has none yet (a new game), by taking it.
+    fn take_seat(
+        &self,
+        letter: &Letter,
+        from: &Mailbox,
+        sheet: &mut Sheet,
+        side: Side,
+    ) -> Result<(), Refusal> {
+        let seat = sheet.players.get(side).clone();
+        match &seat.address {
+            Some(address) if !address.eq_ignore_ascii_case(&from.address) => {
+                Err(Refusal::NotYourMove {
+                    name: seat.name,
+                    side,
+                    from: from.address.clone(),
+                    address: address.clone(),
+                })
+            }
+            Some(_) => Ok(()),
+            None => {
+                let player = sheet.players.get_mut(side);
+                player.address = Some(from.address.clone());
+                if is_placeholder(&player.name) {
+                    player.name = clean_name(&from.short_name());
+                }
+                seat_opponent(&self.identity, letter, from, sheet, side);
+                Ok(())
+            }
         }
     }
 
@@ -451,6 +450,25 @@ impl OwnerKeys {
 
 /// A new game's other seat: the other address in To/Cc, not the referee's
 /// own nor the sender's; on an owner's mailbox, the owner.
+/// The addresses a move's mail goes to, once each, with the seat whose
+/// view it takes: one address on both seats gets the mover's.
+fn readers(sheet: &Sheet) -> Vec<(Mailbox, Side)> {
+    let mut readers: Vec<(Mailbox, Side)> = Vec::new();
+    for s in Side::BOTH {
+        if let Some(m) = mailbox_of(sheet.players.get(s)) {
+            match readers
+                .iter_mut()
+                .find(|(a, _)| a.address.eq_ignore_ascii_case(&m.address))
+            {
+                Some(reader) if sheet.game.to_move() == Some(s) => reader.1 = s,
+                Some(_) => {}
+                None => readers.push((m, s)),
+            }
+        }
+    }
+    readers
+}
+
 pub fn seat_opponent(
     referee: &Identity,
     letter: &Letter,

@@ -55,103 +55,128 @@ fn push_quoted(out: &mut String, depth: usize, line: &str) {
 /// and block ends as line breaks, runs of blanks squeezed elsewhere
 /// (`&nbsp;` runs are kept: they carry the board's spacing).
 pub fn html_to_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut depth = 0usize;
-    let mut pre = 0usize;
-    let mut skip: Option<&str> = None; // inside <style> or <script>
-    let mut at_line_start = true;
-    // The last character written was a blank of the source (not &nbsp;).
-    let mut squeezable = false;
-    let mut rest = html;
-    let newline = |out: &mut String, at_line_start: &mut bool| {
-        out.push('\n');
-        *at_line_start = true;
+    let mut writer = TextWriter {
+        out: String::with_capacity(html.len()),
+        depth: 0,
+        pre: 0,
+        skip: None,
+        at_line_start: true,
+        squeezable: false,
     };
+    let mut rest = html;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('<') {
             let end = after.find('>').unwrap_or(after.len());
-            let tag = &after[..end];
+            writer.tag(&after[..end]);
             rest = after.get(end + 1..).unwrap_or("");
-            let name: String = tag
-                .trim_start_matches('/')
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric())
-                .flat_map(|c| c.to_lowercase())
-                .collect();
-            let closing = tag.starts_with('/');
-            if let Some(skipped) = skip {
-                if closing && name == skipped {
-                    skip = None;
-                }
-                continue;
-            }
-            match (name.as_str(), closing) {
-                ("style", false) => skip = Some("style"),
-                ("script", false) => skip = Some("script"),
-                ("head", false) => skip = Some("head"),
-                ("br", _) => newline(&mut out, &mut at_line_start),
-                ("pre", false) => {
-                    pre += 1;
-                    if !at_line_start {
-                        newline(&mut out, &mut at_line_start);
-                    }
-                }
-                ("pre", true) => {
-                    pre = pre.saturating_sub(1);
-                    newline(&mut out, &mut at_line_start);
-                }
-                ("blockquote", false) => {
-                    if !at_line_start {
-                        newline(&mut out, &mut at_line_start);
-                    }
-                    depth += 1;
-                }
-                ("blockquote", true) => {
-                    if !at_line_start {
-                        newline(&mut out, &mut at_line_start);
-                    }
-                    depth = depth.saturating_sub(1);
-                }
-                ("p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "table", _) if !at_line_start => {
-                    newline(&mut out, &mut at_line_start);
-                }
-                _ => {}
-            }
-            continue;
+        } else {
+            let next = rest.find('<').unwrap_or(rest.len());
+            let (chunk, after) = rest.split_at(next);
+            writer.text(chunk);
+            rest = after;
         }
-        let next = rest.find('<').unwrap_or(rest.len());
-        let (chunk, after) = rest.split_at(next);
-        rest = after;
-        if skip.is_some() {
-            continue;
+    }
+    writer.out
+}
+
+/// The plain text written so far, and where in the HTML it stands.
+struct TextWriter {
+    out: String,
+    /// `<blockquote>`s open: the quote marks each line starts with.
+    depth: usize,
+    /// `<pre>`s open: inside one, blanks and line breaks are kept.
+    pre: usize,
+    /// Inside `<style>`, `<script>` or `<head>`: the tag that ends it.
+    skip: Option<&'static str>,
+    at_line_start: bool,
+    /// The last character written was a blank of the source (not &nbsp;).
+    squeezable: bool,
+}
+
+impl TextWriter {
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.at_line_start = true;
+    }
+
+    fn end_line(&mut self) {
+        if !self.at_line_start {
+            self.newline();
+        }
+    }
+
+    /// A tag, `tag` being what stands between its `<` and `>`.
+    fn tag(&mut self, tag: &str) {
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .flat_map(|c| c.to_lowercase())
+            .collect();
+        let closing = tag.starts_with('/');
+        if let Some(skipped) = self.skip {
+            if closing && name == skipped {
+                self.skip = None;
+            }
+            return;
+        }
+        match (name.as_str(), closing) {
+            ("style", false) => self.skip = Some("style"),
+            ("script", false) => self.skip = Some("script"),
+            ("head", false) => self.skip = Some("head"),
+            ("br", _) => self.newline(),
+            ("pre", false) => {
+                self.pre += 1;
+                self.end_line();
+            }
+            ("pre", true) => {
+                self.pre = self.pre.saturating_sub(1);
+                self.newline();
+            }
+            ("blockquote", false) => {
+                self.end_line();
+                self.depth += 1;
+            }
+            ("blockquote", true) => {
+                self.end_line();
+                self.depth = self.depth.saturating_sub(1);
+            }
+            ("p" | "div" | "tr" | "li" | "h1" | "h2" | "h3" | "table", _) => self.end_line(),
+            _ => {}
+        }
+    }
+
+    /// The text between two tags.
+    fn text(&mut self, chunk: &str) {
+        if self.skip.is_some() {
+            return;
         }
         for c in decode_entities(chunk).chars() {
-            let c = if pre == 0 && c.is_whitespace() && c != '\u{a0}' {
+            let c = if self.pre == 0 && c.is_whitespace() && c != '\u{a0}' {
                 ' '
             } else {
                 c
             };
             if c == '\n' {
-                newline(&mut out, &mut at_line_start);
+                self.newline();
                 continue;
             }
-            if at_line_start {
-                if c == ' ' && pre == 0 {
+            if self.at_line_start {
+                if c == ' ' && self.pre == 0 {
                     continue;
                 }
-                for _ in 0..depth {
-                    out.push_str("> ");
+                for _ in 0..self.depth {
+                    self.out.push_str("> ");
                 }
-                at_line_start = false;
+                self.at_line_start = false;
             }
-            if c == ' ' && pre == 0 && squeezable {
+            if c == ' ' && self.pre == 0 && self.squeezable {
                 continue;
             }
-            squeezable = c == ' ';
-            out.push(if c == '\u{a0}' { ' ' } else { c });
+            self.squeezable = c == ' ';
+            self.out.push(if c == '\u{a0}' { ' ' } else { c });
         }
     }
-    out
 }
 
 fn decode_entities(text: &str) -> String {

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use super::render::log_turns;
 use super::Sheet;
-use crate::engine::{Pit, Side};
+use crate::engine::{Pit, Position, Side};
 
 // Pixels, not em, and colours spelt out: Outlook's renderer and dark modes
 // honour these. Sizes and centring go in attributes (`width`, `height`,
@@ -63,21 +63,6 @@ pub fn board(sheet: &Sheet) -> String {
          style=\"border-collapse:collapse;font-family:Arial,Helvetica,sans-serif;\n\
          margin:8px 0\">\n",
     );
-    let pit_cell = |out: &mut String, side: Side, pit: Pit| {
-        let (side_name, stones) = (side.as_str(), position.stones(side, pit));
-        let _ = if last == Some((side, pit)) {
-            writeln!(
-                out,
-                "<td data-pit=\"{side_name}-{pit}\" {CELL_SIZE}\nstyle=\"{CELL};\n\
-                 {LAST}\" bgcolor=\"#ffe08a\">{stones}</td>",
-            )
-        } else {
-            writeln!(
-                out,
-                "<td data-pit=\"{side_name}-{pit}\" {CELL_SIZE}\nstyle=\"{CELL}\">{stones}</td>"
-            )
-        };
-    };
     let letter_row = |out: &mut String, side: Side, order: &mut dyn Iterator<Item = Pit>| {
         out.push_str("<tr>");
         if rules.stores {
@@ -117,7 +102,7 @@ pub fn board(sheet: &Sheet) -> String {
         store_cell(&mut out, Side::North);
     }
     for pit in Pit::all(pits).rev() {
-        pit_cell(&mut out, Side::North, pit);
+        pit_cell(&mut out, position, last, Side::North, pit);
     }
     if rules.stores {
         store_cell(&mut out, Side::South);
@@ -125,12 +110,46 @@ pub fn board(sheet: &Sheet) -> String {
     out.push_str(&owner(Side::North));
     out.push_str("</tr>\n<tr>");
     for pit in Pit::all(pits) {
-        pit_cell(&mut out, Side::South, pit);
+        pit_cell(&mut out, position, last, Side::South, pit);
     }
     out.push_str(&owner(Side::South));
     out.push_str("</tr>\n");
     letter_row(&mut out, Side::South, &mut Pit::all(pits));
     out.push_str("</table>\n");
+    out.push_str(&notes(sheet, last));
+    out.push_str(&log(sheet));
+    out
+}
+
+/// One pit's cell; the last move's pit is marked.
+fn pit_cell(
+    out: &mut String,
+    position: &Position,
+    last: Option<(Side, Pit)>,
+    side: Side,
+    pit: Pit,
+) {
+    let (side_name, stones) = (side.as_str(), position.stones(side, pit));
+    let _ = if last == Some((side, pit)) {
+        writeln!(
+            out,
+            "<td data-pit=\"{side_name}-{pit}\" {CELL_SIZE}\nstyle=\"{CELL};\n\
+             {LAST}\" bgcolor=\"#ffe08a\">{stones}</td>",
+        )
+    } else {
+        writeln!(
+            out,
+            "<td data-pit=\"{side_name}-{pit}\" {CELL_SIZE}\nstyle=\"{CELL}\">{stones}</td>"
+        )
+    };
+}
+
+/// The line under the board: where the stores are (or what each side has
+/// captured) and the last move.
+fn notes(sheet: &Sheet, last: Option<(Side, Pit)>) -> String {
+    let rules = sheet.game.rules();
+    let position = sheet.game.position();
+    let name = |side: Side| escape(sheet.name(side));
     let (north, south) = (name(Side::North), name(Side::South));
     let (north_store, south_store) = (position.store(Side::North), position.store(Side::South));
     let word = rules.ruleset.spec().store_word;
@@ -142,14 +161,11 @@ pub fn board(sheet: &Sheet) -> String {
     if let Some((side, pit)) = last {
         notes.push(format!("Last move:\n{} sowed {pit} (marked).", name(side)));
     }
-    let _ = writeln!(
-        out,
+    format!(
         "<p style=\"margin:4px 0;font-family:Arial,Helvetica,sans-serif;\n\
-         font-size:14px\">\n{}</p>",
+         font-size:14px\">\n{}</p>\n",
         notes.join("\n")
-    );
-    out.push_str(&log(sheet));
-    out
+    )
 }
 
 /// The numbered log, one row a line, the first mover's column first. Its

@@ -17,13 +17,12 @@ pub mod html;
 mod json;
 mod parse;
 mod render;
+mod setup;
 
 pub use json::PositionJson;
-pub use parse::{
-    parse_pair, parse_rows, Place, RawSheet, SetUpLine, SetUpTextError, SheetError, NOT_THE_GAME,
-    NOT_THE_GAME_KINDS,
-};
+pub use parse::{Place, RawSheet, SheetError, NOT_THE_GAME, NOT_THE_GAME_KINDS};
 pub use render::{describe_position, setup_text};
+pub use setup::{parse_pair, parse_rows, SetUpLine, SetUpTextError};
 
 use crate::engine::{Game, Pit, PlayError, Rules, Side};
 

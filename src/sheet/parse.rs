@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use super::setup::{setup_line, SetUpLine, SetUpTextError};
 use super::{Player, Players, Sheet};
 use crate::engine::{
     EndReason, Game, Pit, PlayError, Position, Rules, RulesError, Ruleset, SetUpError, Side,
@@ -252,94 +253,6 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     Some(parsed)
 }
 
-/// A position as the `Set up:` line and `--position` write it: each row's
-/// pits from its owner's `a`, and the stores (or Wari's captured totals)
-/// when given, South's first.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SetUpLine {
-    pub south: Vec<u8>,
-    pub north: Vec<u8>,
-    pub stores: Option<[u8; 2]>,
-}
-
-/// Text that is not a position.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SetUpTextError {
-    #[error("'{0}' is not two rows: write SOUTH / NORTH, each row's pits from its owner's a, as in '1 0 0 0 1 1 / 0 0 1 0 0 0'")]
-    Rows(String),
-    #[error("'{0}' is not a number of stones")]
-    Count(String),
-    #[error("'{0}' is not two counts: write SOUTH,NORTH, as in '22,22'")]
-    Pair(String),
-}
-
-fn stone_count(text: &str) -> Result<u8, SetUpTextError> {
-    text.parse()
-        .map_err(|_| SetUpTextError::Count(text.to_string()))
-}
-
-/// `1 0 0 0 1 1 / 0 0 1 0 0 0` (blanks or commas between the counts): the
-/// South row, then the North row.
-pub fn parse_rows(text: &str) -> Result<(Vec<u8>, Vec<u8>), SetUpTextError> {
-    let Some((south, north)) = text.split_once('/') else {
-        return Err(SetUpTextError::Rows(text.trim().to_string()));
-    };
-    let row = |text: &str| -> Result<Vec<u8>, SetUpTextError> {
-        text.split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|t| !t.is_empty())
-            .map(stone_count)
-            .collect()
-    };
-    if north.contains('/') {
-        return Err(SetUpTextError::Rows(text.trim().to_string()));
-    }
-    Ok((row(south)?, row(north)?))
-}
-
-/// `22,22` or `22 22`: South's count, then North's.
-pub fn parse_pair(text: &str) -> Result<[u8; 2], SetUpTextError> {
-    let counts: Vec<&str> = text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-        .collect();
-    match counts.as_slice() {
-        [south, north] => Ok([stone_count(south)?, stone_count(north)?]),
-        _ => Err(SetUpTextError::Pair(text.trim().to_string())),
-    }
-}
-
-/// `Set up: 1 0 0 0 1 1 / 0 0 1 0 0 0, stores 22,22`.
-fn setup_line(line: &str) -> Option<Result<SetUpLine, SetUpTextError>> {
-    let (key, rest) = line.split_once(':')?;
-    let key: String = key
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect();
-    if key != "setup" {
-        return None;
-    }
-    // The stores follow their word; the rows are all before it.
-    let lower = rest.to_ascii_lowercase();
-    let (rows, stores) = match ["stores", "captured"]
-        .iter()
-        .find_map(|word| lower.find(word).map(|at| (at, at + word.len())))
-    {
-        Some((at, counts)) => (&rest[..at], Some(&rest[counts..])),
-        None => (rest, None),
-    };
-    let parsed = (|| {
-        let (south, north) = parse_rows(rows.trim().trim_end_matches(',').trim())?;
-        let stores = stores.map(parse_pair).transpose()?;
-        Ok(SetUpLine {
-            south,
-            north,
-            stores,
-        })
-    })();
-    Some(parsed)
-}
-
 /// `Captured: south 3, north 5`.
 fn captured_line(line: &str) -> Option<[u8; 2]> {
     let (key, rest) = line.split_once(':')?;
@@ -438,6 +351,98 @@ fn find_grid(lines: &[&str]) -> Option<Grid> {
     })
 }
 
+impl Grid {
+    /// Pits a row: the grid's columns, less the two stores' if drawn.
+    fn pits(&self) -> Result<u8, SheetError> {
+        let pits = if self.stores {
+            self.columns.saturating_sub(2)
+        } else {
+            self.columns
+        };
+        u8::try_from(pits)
+            .ok()
+            .filter(|&p| (1..=crate::engine::MAX_PITS).contains(&p))
+            .ok_or_else(|| SheetError::BadRow {
+                row: "border",
+                problem: format!("no game has {pits} pits a row"),
+            })
+    }
+}
+
+/// Above the grid at line `g`: the Game: line, perhaps after a blank, and a
+/// set-up position's line under it; with the line the sheet starts at.
+fn read_above_grid(
+    lines: &[&str],
+    g: usize,
+) -> Result<(Option<GameLine>, Option<SetUpLine>, usize), SheetError> {
+    let mut title = None;
+    let mut setup = None;
+    let mut sheet_start = g;
+    for i in (g.saturating_sub(6)..g).rev() {
+        if let Some(parsed) = setup_line(lines[i]) {
+            setup = Some(parsed?);
+        } else if let Some(parsed) = game_line(lines[i]) {
+            title = Some(parsed?);
+            sheet_start = i;
+            break;
+        }
+    }
+    if sheet_start == g && g > 0 && is_letters(lines[g - 1]) {
+        sheet_start = g - 1;
+    }
+    Ok((title, setup, sheet_start))
+}
+
+/// What stands between the grid and the log.
+struct UnderGrid<'a> {
+    captured: Option<[u8; 2]>,
+    heading: Option<&'a str>,
+    log_start: usize,
+}
+
+/// Under the grid at line `g`: letters, the Captured: line, the log
+/// heading; with the line the log starts at.
+fn read_under_grid<'a>(lines: &[&'a str], g: usize) -> Result<UnderGrid<'a>, SheetError> {
+    let mut captured = None;
+    let mut heading = None;
+    for (i, line) in lines.iter().enumerate().skip(g + 5).take(8) {
+        if let Some(c) = captured_line(line) {
+            captured = Some(c);
+        } else if let Some((1, _)) = log_line(line) {
+            return Ok(UnderGrid {
+                captured,
+                heading,
+                log_start: i,
+            });
+        } else if !line.is_empty() && !is_letters(line) {
+            heading = Some(*line);
+        }
+    }
+    Err(SheetError::NoLog)
+}
+
+/// After the log, which ends at `log_end`: the result (two lines) and the
+/// players' addresses, put into `players`; with the line after the sheet
+/// and a concession the result records.
+fn read_after_log(
+    lines: &[&str],
+    log_end: usize,
+    players: &mut Players,
+) -> (usize, Option<(Side, EndReason)>) {
+    let mut end = log_end;
+    let mut conceded = None;
+    for (i, line) in lines.iter().enumerate().skip(log_end).take(5) {
+        if let Some((side, player)) = address_line(line) {
+            *players.get_mut(side) = player;
+            end = i + 1;
+        } else if line.starts_with("Result:") {
+            end = i + 2;
+            conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
+        }
+    }
+    (end, conceded)
+}
+
 fn is_letters(line: &str) -> bool {
     !line.is_empty()
         && line
@@ -454,18 +459,7 @@ impl RawSheet {
         let lines: Vec<&str> = text.lines().map(bare).collect();
         let grid = find_grid(&lines).ok_or(SheetError::NoSheet)?;
         let g = grid.start;
-        let pits = if grid.stores {
-            grid.columns.saturating_sub(2)
-        } else {
-            grid.columns
-        };
-        let pits = u8::try_from(pits)
-            .ok()
-            .filter(|&p| (1..=crate::engine::MAX_PITS).contains(&p))
-            .ok_or_else(|| SheetError::BadRow {
-                row: "border",
-                problem: format!("no game has {pits} pits a row"),
-            })?;
+        let pits = grid.pits()?;
         let (top, north_name) = row_counts(lines[g + 1], grid.columns, grid.stores, "top")?;
         let (bottom, south_name) = row_counts(lines[g + 3], grid.columns, grid.stores, "bottom")?;
         let stores = if grid.stores {
@@ -473,40 +467,12 @@ impl RawSheet {
         } else {
             None
         };
-
-        // The Game: line sits just above the grid, perhaps after a blank,
-        // and a set-up position's line under it.
-        let mut title = None;
-        let mut setup = None;
-        let mut sheet_start = g;
-        for i in (g.saturating_sub(6)..g).rev() {
-            if let Some(parsed) = setup_line(lines[i]) {
-                setup = Some(parsed?);
-            } else if let Some(parsed) = game_line(lines[i]) {
-                title = Some(parsed?);
-                sheet_start = i;
-                break;
-            }
-        }
-        if sheet_start == g && g > 0 && is_letters(lines[g - 1]) {
-            sheet_start = g - 1;
-        }
-
-        // Under the grid: letters, the Captured: line, the log heading, the log.
-        let mut captured = None;
-        let mut heading = None;
-        let mut log_start = None;
-        for (i, line) in lines.iter().enumerate().skip(g + 5).take(8) {
-            if let Some(c) = captured_line(line) {
-                captured = Some(c);
-            } else if let Some((1, _)) = log_line(line) {
-                log_start = Some(i);
-                break;
-            } else if !line.is_empty() && !is_letters(line) {
-                heading = Some(*line);
-            }
-        }
-        let log_start = log_start.ok_or(SheetError::NoLog)?;
+        let (title, setup, sheet_start) = read_above_grid(&lines, g)?;
+        let UnderGrid {
+            captured,
+            heading,
+            log_start,
+        } = read_under_grid(&lines, g)?;
         let (turns, log_end) = read_log(&lines, log_start)?;
 
         let mut players = Players {
@@ -519,18 +485,7 @@ impl RawSheet {
                 address: None,
             },
         };
-        let mut end = log_end;
-        let mut conceded = None;
-        // The result (two lines) and the players' addresses follow the log.
-        for (i, line) in lines.iter().enumerate().skip(log_end).take(5) {
-            if let Some((side, player)) = address_line(line) {
-                *players.get_mut(side) = player;
-                end = i + 1;
-            } else if line.starts_with("Result:") {
-                end = i + 2;
-                conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
-            }
-        }
+        let (end, conceded) = read_after_log(&lines, log_end, &mut players);
         let (ruleset, stones, first, variant, id) = match title {
             Some(t) => (Some(t.ruleset), t.stones, t.first, t.variant, t.id),
             None => (None, None, None, None, None),

@@ -60,6 +60,77 @@ struct V1Reply {
     references: Vec<String>,
 }
 
+impl V1Turn {
+    /// The turn with its sowings (`c-f`) read as pits.
+    fn upgrade(self) -> Result<Turn, String> {
+        let sowings = self
+            .sowings
+            .split('-')
+            .map(str::parse::<Pit>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        Ok(Turn {
+            side: self.side,
+            sowings,
+            time: self.time,
+        })
+    }
+}
+
+impl V1 {
+    /// Each handled mail an event, with the replies to it still to send
+    /// as its envelopes, one an address.
+    fn ledger(&self) -> Ledger {
+        let mut ledger = Ledger::default();
+        for (i, mail) in self.mails.iter().enumerate() {
+            let event = i as u32 + 1;
+            ledger.handled.push(Handled {
+                mail: MailKey::of_message_id(&mail.message_id),
+                event,
+                time: mail.time,
+            });
+            for reply in self.outbox.iter().filter(|r| r.answers == mail.message_id) {
+                ledger.outbox.extend(reply.envelopes(&self.id, event));
+            }
+        }
+        ledger.events = self.mails.len() as u32;
+        ledger
+    }
+}
+
+impl V1Reply {
+    /// The reply as format 2 envelopes, one to each addressed player, each
+    /// with a Message-ID made from the game, the event and the place.
+    fn envelopes<'a>(&'a self, id: &'a GameId, event: u32) -> impl Iterator<Item = Envelope> + 'a {
+        let domain = self
+            .reply_to
+            .as_deref()
+            .and_then(|r| r.rsplit_once('@'))
+            .map_or("localhost", |(_, d)| d);
+        self.to.iter().enumerate().filter_map(move |(k, to)| {
+            let address = to.address.as_ref()?;
+            Some(Envelope {
+                message_id: format!("{id}.{event}.v1-{k}@{domain}"),
+                event,
+                to_name: Some(to.name.clone()).filter(|n| !n.is_empty()),
+                to: address.clone(),
+                reply_to: self.reply_to.clone(),
+                subject: self.subject.clone(),
+                body: self.body.clone(),
+                in_reply_to: self.in_reply_to.clone().filter(|r| r.len() < 200),
+                references: self
+                    .references
+                    .iter()
+                    .filter(|r| r.len() < 200)
+                    .cloned()
+                    .collect(),
+                html: None,
+                delivery: Delivery::Pending,
+            })
+        })
+    }
+}
+
 /// A format 1 game as a format 2 record: playing (format 1 had no
 /// invitations), each handled mail an event, unsent replies kept to send.
 ///
@@ -67,58 +138,12 @@ struct V1Reply {
 /// When the text is not a format 1 game.
 pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
     let old: V1 = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let mut turns = Vec::new();
-    for turn in old.turns {
-        let sowings = turn
-            .sowings
-            .split('-')
-            .map(str::parse::<Pit>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        turns.push(Turn {
-            side: turn.side,
-            sowings,
-            time: turn.time,
-        });
-    }
-    let mut ledger = Ledger::default();
-    for (i, mail) in old.mails.iter().enumerate() {
-        let event = i as u32 + 1;
-        ledger.handled.push(Handled {
-            mail: MailKey::of_message_id(&mail.message_id),
-            event,
-            time: mail.time,
-        });
-        for reply in old.outbox.iter().filter(|r| r.answers == mail.message_id) {
-            let domain = reply
-                .reply_to
-                .as_deref()
-                .and_then(|r| r.rsplit_once('@'))
-                .map_or("localhost", |(_, d)| d);
-            for (k, to) in reply.to.iter().enumerate() {
-                let Some(address) = &to.address else { continue };
-                ledger.outbox.push(Envelope {
-                    message_id: format!("{}.{event}.v1-{k}@{domain}", old.id),
-                    event,
-                    to_name: Some(to.name.clone()).filter(|n| !n.is_empty()),
-                    to: address.clone(),
-                    reply_to: reply.reply_to.clone(),
-                    subject: reply.subject.clone(),
-                    body: reply.body.clone(),
-                    in_reply_to: reply.in_reply_to.clone().filter(|r| r.len() < 200),
-                    references: reply
-                        .references
-                        .iter()
-                        .filter(|r| r.len() < 200)
-                        .cloned()
-                        .collect(),
-                    html: None,
-                    delivery: Delivery::Pending,
-                });
-            }
-        }
-    }
-    ledger.events = old.mails.len() as u32;
+    let ledger = old.ledger();
+    let turns = old
+        .turns
+        .into_iter()
+        .map(V1Turn::upgrade)
+        .collect::<Result<_, _>>()?;
     Ok(GameRecord {
         format: FORMAT,
         started_by: MailKey(format!("format-1:{}", old.id)),
