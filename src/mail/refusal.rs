@@ -1,8 +1,28 @@
 //! Why a mail's move or command was not carried out: one closed set of
 //! kinds, each worded for the player, with what to write instead.
 
+use super::play::written;
 use crate::engine::{RulesError, Side};
+use crate::hosted::GameRefusal;
 use crate::sheet::SheetError;
+
+impl Refusal {
+    /// The game's refusal in the player's words, `name` naming a side.
+    pub fn of_game(refusal: GameRefusal, name: impl Fn(Side) -> String) -> Refusal {
+        match refusal {
+            GameRefusal::GameOver => Refusal::GameOver,
+            GameRefusal::NotYourTurn { to_move } => Refusal::NotYourTurn {
+                name: name(to_move),
+                side: to_move,
+            },
+            GameRefusal::Illegal(error) => Refusal::Illegal(error),
+            GameRefusal::NoFreeTurn { played, rest } => Refusal::NoFreeTurn {
+                played: written(&played),
+                rest: written(&rest),
+            },
+        }
+    }
+}
 
 /// Why a mail's move (or command) was not carried out, said to the player.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
