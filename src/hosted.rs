@@ -10,7 +10,7 @@ use crate::sheet::Sheet;
 use crate::store::{
     sheet_of, Concession, GameRecord, Ledger, Ledgered, Memory, OfferKind, ReplayError,
 };
-use crate::store::{Standing, Store, StoreError};
+use crate::store::{Offer, Standing, Store, StoreError};
 
 /// A hosted game: the record, and the game it replays.
 #[derive(Clone, Debug)]
@@ -26,6 +26,28 @@ pub enum Event {
     Played { side: Side, sowings: Vec<Sowing> },
     /// A move answered the opponent's standing offer: it stands no more.
     OfferDeclinedByMove { by: Side, kind: OfferKind },
+    /// `by` offers a draw, or asks to take back their `last_turn`.
+    Offered {
+        by: Side,
+        kind: OfferKind,
+        last_turn: Vec<Pit>,
+    },
+    /// `by` accepted `offered_by`'s draw offer: the game is drawn.
+    DrawAgreed { by: Side, offered_by: Side },
+    /// `by` accepted `offered_by`'s takeback: their turn `undone` is gone.
+    TakenBack {
+        by: Side,
+        offered_by: Side,
+        undone: Vec<Pit>,
+    },
+    /// `by` declined `offered_by`'s offer.
+    OfferDeclined {
+        by: Side,
+        offered_by: Side,
+        kind: OfferKind,
+    },
+    /// `side` gave the game up.
+    Resigned { side: Side },
     /// The computer, playing `side`, played these pits, each for a reason.
     ComputerPlayed {
         side: Side,
@@ -47,6 +69,18 @@ pub enum GameRefusal {
         played: Vec<Pit>,
         rest: Vec<Pit>,
     },
+    /// No offer of the opponent's stands to be answered.
+    NoOffer,
+    /// The mail answered is older than `by`'s offer, which stands now.
+    OfferSince {
+        by: Side,
+        kind: OfferKind,
+    },
+    ComputerTakesNoOffers,
+    /// A takeback asked when the last turn is the opponent's.
+    NotYourLastTurn,
+    /// The turns left by a takeback do not replay.
+    Unreplayable,
 }
 
 /// Plays `sowings` as one turn of `side` (a bonus sowing lets the turn go
@@ -104,11 +138,6 @@ impl HostedGame {
     /// The record, for the acts not yet the game's own.
     pub fn record_mut(&mut self) -> &mut GameRecord {
         &mut self.record
-    }
-
-    /// The game, for the acts not yet the game's own.
-    pub fn game_mut(&mut self) -> &mut Game {
-        &mut self.game
     }
 
     /// `side` plays the turn `sowings`. A move declines the opponent's
@@ -193,6 +222,146 @@ impl HostedGame {
     /// The player to move has been reminded, at `now`.
     pub fn reminded(&mut self, now: u64) {
         self.record.reminded = Some(now);
+    }
+}
+
+/// Offers, their answers, and resigning.
+impl HostedGame {
+    /// `side` offers `kind`, in the mail of `event`.
+    ///
+    /// # Errors
+    /// When the game is over, the computer plays, or (a takeback) the
+    /// last turn is not `side`'s.
+    pub fn offer(
+        &mut self,
+        side: Side,
+        kind: OfferKind,
+        event: u32,
+        now: u64,
+    ) -> Result<Event, GameRefusal> {
+        if self.game.is_over() {
+            return Err(GameRefusal::GameOver);
+        }
+        if self.record.computer.is_some() {
+            return Err(GameRefusal::ComputerTakesNoOffers);
+        }
+        let last = self.record.turns.last().filter(|t| t.side == side);
+        let last_turn = match (kind, last) {
+            (OfferKind::Takeback, None) => return Err(GameRefusal::NotYourLastTurn),
+            (_, last) => last.map(|t| t.sowings.clone()).unwrap_or_default(),
+        };
+        self.record.offer = Some(Offer {
+            kind,
+            by: side,
+            turns: self.record.turns.len(),
+            event,
+        });
+        self.record.last_activity = now;
+        Ok(Event::Offered {
+            by: side,
+            kind,
+            last_turn,
+        })
+    }
+
+    /// The opponent's offer `side` may answer now, if the mail answers
+    /// the mail of `answering` (an event), sent while it stood, or says
+    /// not which.
+    fn open_offer(&self, side: Side, answering: Option<u32>) -> Result<Offer, GameRefusal> {
+        let offer = self
+            .record
+            .offer
+            .clone()
+            .filter(|o| o.by != side && o.turns == self.record.turns.len())
+            .filter(|_| !self.game.is_over())
+            .ok_or(GameRefusal::NoOffer)?;
+        match answering {
+            Some(event) if event < offer.event => Err(GameRefusal::OfferSince {
+                by: offer.by,
+                kind: offer.kind,
+            }),
+            _ => Ok(offer),
+        }
+    }
+
+    /// `side` accepts the opponent's offer: a draw, or their last turn undone.
+    ///
+    /// # Errors
+    /// When no offer stands to be answered (or a newer one stands).
+    pub fn accept(
+        &mut self,
+        side: Side,
+        answering: Option<u32>,
+        now: u64,
+    ) -> Result<Event, GameRefusal> {
+        let offer = self.open_offer(side, answering)?;
+        let event = match offer.kind {
+            OfferKind::Draw => {
+                self.game.agree_draw();
+                self.record.concede(offer.by, Concession::Draw, now);
+                Event::DrawAgreed {
+                    by: side,
+                    offered_by: offer.by,
+                }
+            }
+            OfferKind::Takeback => {
+                let Some(undone) = self.record.turns.pop() else {
+                    return Err(GameRefusal::NoOffer);
+                };
+                match self.record.game() {
+                    Ok(game) => self.game = game,
+                    Err(_) => {
+                        self.record.turns.push(undone);
+                        return Err(GameRefusal::Unreplayable);
+                    }
+                }
+                self.record.last_activity = now;
+                self.record.reminded = None;
+                self.record.conditions.clear();
+                Event::TakenBack {
+                    by: side,
+                    offered_by: offer.by,
+                    undone: undone.sowings,
+                }
+            }
+        };
+        self.record.offer = None;
+        Ok(event)
+    }
+
+    /// `side` declines the opponent's offer.
+    ///
+    /// # Errors
+    /// As [`HostedGame::accept`].
+    pub fn decline(
+        &mut self,
+        side: Side,
+        answering: Option<u32>,
+        now: u64,
+    ) -> Result<Event, GameRefusal> {
+        let offer = self.open_offer(side, answering)?;
+        self.record.offer = None;
+        self.record.last_activity = now;
+        Ok(Event::OfferDeclined {
+            by: side,
+            offered_by: offer.by,
+            kind: offer.kind,
+        })
+    }
+
+    /// `side` resigns.
+    ///
+    /// # Errors
+    /// When the game is over.
+    pub fn resign(&mut self, side: Side, now: u64) -> Result<Event, GameRefusal> {
+        if self.game.is_over() {
+            return Err(GameRefusal::GameOver);
+        }
+        self.game.resign(side);
+        self.record.concede(side, Concession::Resignation, now);
+        self.record.offer = None;
+        self.record.conditions.clear();
+        Ok(Event::Resigned { side })
     }
 }
 

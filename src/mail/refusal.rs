@@ -5,6 +5,7 @@ use super::play::written;
 use crate::engine::{RulesError, Side};
 use crate::hosted::GameRefusal;
 use crate::sheet::SheetError;
+use crate::store::OfferKind;
 
 impl Refusal {
     /// The game's refusal in the player's words, `name` naming a side.
@@ -20,7 +21,25 @@ impl Refusal {
                 played: written(&played),
                 rest: written(&rest),
             },
+            GameRefusal::NoOffer => Refusal::NoOffer,
+            GameRefusal::OfferSince { by, kind } => Refusal::OfferSince {
+                name: name(by),
+                what: offered(kind),
+            },
+            GameRefusal::ComputerTakesNoOffers => Refusal::ComputerTakesNoOffers,
+            GameRefusal::NotYourLastTurn => {
+                Refusal::NoTakeback("the last turn is not yours".into())
+            }
+            GameRefusal::Unreplayable => Refusal::NoTakeback("the game cannot be replayed".into()),
         }
+    }
+}
+
+/// What an offer is called in the referee's words.
+pub fn offered(kind: OfferKind) -> &'static str {
+    match kind {
+        OfferKind::Draw => "draw offer",
+        OfferKind::Takeback => "takeback",
     }
 }
 

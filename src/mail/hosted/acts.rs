@@ -12,8 +12,8 @@ use crate::mail::command::Command;
 use crate::mail::compose::Outgoing;
 use crate::mail::letter::Letter;
 use crate::mail::play::{play_turn, turn_words, written};
-use crate::mail::refusal::Refusal;
-use crate::store::{Concession, Conditional, Offer, OfferKind};
+use crate::mail::refusal::{offered, Refusal};
+use crate::store::{Conditional, OfferKind};
 
 /// The most conditional moves a player keeps: one for each of the
 /// opponent's likely replies, and the game file stays small.
@@ -40,8 +40,16 @@ impl Scene<'_> {
         let (mut moved, mut offered) = (false, false);
         for act in acts {
             let done = match act {
-                Command::Accept => self.accept(side, now),
-                Command::Decline => self.decline(side, now),
+                Command::Accept => {
+                    let answering = self.answered_event();
+                    let done = self.game.accept(side, answering, now);
+                    self.told(done)
+                }
+                Command::Decline => {
+                    let answering = self.answered_event();
+                    let done = self.game.decline(side, answering, now);
+                    self.told(done)
+                }
                 // A second offer would replace the first in the same mails,
                 // and the opponent could not tell which they answer.
                 Command::OfferDraw | Command::Takeback if offered => Err(Refusal::OneOfferAMail),
@@ -50,11 +58,15 @@ impl Scene<'_> {
                         Command::OfferDraw => OfferKind::Draw,
                         _ => OfferKind::Takeback,
                     };
-                    let made = self.offer(side, kind, now);
+                    let made = self.game.offer(side, kind, self.event, now);
+                    let made = self.told(made);
                     offered = made.is_ok();
                     made
                 }
-                Command::Resign => self.resign(side, now),
+                Command::Resign => {
+                    let resigned = self.game.resign(side, now);
+                    self.told(resigned)
+                }
                 Command::If(read) => {
                     conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
                     Ok(String::new())
@@ -121,25 +133,6 @@ impl Scene<'_> {
         (self.both(&news, Some((&mover, &letter.comment))), news)
     }
 
-    /// The offer `side`'s opponent made that `side` may answer now, if
-    /// the mail answers a mail sent while it stood (or says not which).
-    fn open_offer(&self, side: Side) -> Result<Offer, Refusal> {
-        let record = self.game.record();
-        let offer = record
-            .offer
-            .clone()
-            .filter(|o| o.by != side && o.turns == record.turns.len())
-            .filter(|_| !self.game.game().is_over())
-            .ok_or(Refusal::NoOffer)?;
-        match self.answered_event() {
-            Some(event) if event < offer.event => Err(Refusal::OfferSince {
-                name: self.game.name(offer.by).to_string(),
-                what: offered(offer.kind),
-            }),
-            _ => Ok(offer),
-        }
-    }
-
     /// The event of this game whose mail the letter answers, read from its
     /// In-Reply-To (the referee's `id.event.side@domain`).
     fn answered_event(&self) -> Option<u32> {
@@ -152,112 +145,12 @@ impl Scene<'_> {
         ours.then_some(event)
     }
 
-    fn accept(&mut self, side: Side, now: u64) -> Result<String, Refusal> {
-        let offer = self.open_offer(side)?;
-        let (me, them) = (
-            self.game.name(side).to_string(),
-            self.game.name(offer.by).to_string(),
-        );
-        let said = match offer.kind {
-            OfferKind::Draw => {
-                let said = format!("{me} accepted {them}'s draw offer: the game is drawn.");
-                self.game.game_mut().agree_draw();
-                self.game
-                    .record_mut()
-                    .concede(offer.by, Concession::Draw, now);
-                said
-            }
-            OfferKind::Takeback => {
-                let record = self.game.record_mut();
-                let undone = record.turns.pop().map(|t| written(&t.sowings));
-                let said = format!(
-                    "{me} accepted {them}'s takeback: {them}'s last turn ({}) is undone.",
-                    undone.unwrap_or_default()
-                );
-                match record.game() {
-                    Ok(game) => *self.game.game_mut() = game,
-                    Err(_) => {
-                        return Err(Refusal::NoTakeback("the game cannot be replayed".into()))
-                    }
-                }
-                let record = self.game.record_mut();
-                record.last_activity = now;
-                record.reminded = None;
-                record.conditions.clear();
-                said
-            }
-        };
-        self.game.record_mut().offer = None;
-        Ok(said)
-    }
-
-    fn decline(&mut self, side: Side, now: u64) -> Result<String, Refusal> {
-        let offer = self.open_offer(side)?;
-        let record = self.game.record_mut();
-        record.offer = None;
-        record.last_activity = now;
-        let what = offered(offer.kind);
-        Ok(format!(
-            "{} declined {}'s {what}.",
-            self.game.name(side),
-            self.game.name(offer.by)
-        ))
-    }
-
-    fn offer(&mut self, side: Side, kind: OfferKind, now: u64) -> Result<String, Refusal> {
-        let record = self.game.record();
-        if self.game.game().is_over() {
-            return Err(Refusal::GameOver);
+    /// The words of an act done, or the refusal in the player's words.
+    fn told(&self, done: Result<Event, GameRefusal>) -> Result<String, Refusal> {
+        match done {
+            Ok(event) => Ok(self.said(&[event])),
+            Err(refusal) => Err(self.refusal(refusal)),
         }
-        if record.computer.is_some() {
-            return Err(Refusal::ComputerTakesNoOffers);
-        }
-        let name = self.game.name(side);
-        let other = self.game.name(side.other());
-        let said = match kind {
-            OfferKind::Draw => format!(
-                "{name} offers a draw: {other} may answer accept (the game ends drawn) or decline; a move declines it too."
-            ),
-            OfferKind::Takeback => {
-                let last = record.turns.last().filter(|t| t.side == side);
-                let why = if record.computer.is_some() {
-                    Some("the computer takes nothing back")
-                } else if last.is_none() {
-                    Some("the last turn is not yours")
-                } else {
-                    None
-                };
-                if let Some(why) = why {
-                    return Err(Refusal::NoTakeback(why.into()));
-                }
-                format!(
-                    "{name} asks to take back their last turn ({}): {other} may answer accept (then {name} moves again) or decline; a move declines it too.",
-                    last.map(|t| written(&t.sowings)).unwrap_or_default()
-                )
-            }
-        };
-        let event = self.event;
-        let record = self.game.record_mut();
-        record.offer = Some(Offer {
-            kind,
-            by: side,
-            turns: record.turns.len(),
-            event,
-        });
-        record.last_activity = now;
-        Ok(said)
-    }
-
-    fn resign(&mut self, side: Side, now: u64) -> Result<String, Refusal> {
-        if self.game.game().is_over() {
-            return Err(Refusal::GameOver);
-        }
-        self.game.game_mut().resign(side);
-        let record = self.game.record_mut();
-        record.concede(side, Concession::Resignation, now);
-        record.offer = None;
-        record.conditions.clear();
-        Ok(format!("{} resigned.", self.game.name(side)))
     }
 
     /// The mail's move, played for `side`.
@@ -289,6 +182,59 @@ impl Scene<'_> {
                         self.game.name(*by),
                         offered(*kind)
                     );
+                }
+                Event::Offered {
+                    by,
+                    kind: OfferKind::Draw,
+                    ..
+                } => {
+                    let (name, other) = (self.game.name(*by), self.game.name(by.other()));
+                    let _ = write!(
+                        said,
+                        "{name} offers a draw: {other} may answer accept (the game ends drawn) or decline; a move declines it too."
+                    );
+                }
+                Event::Offered {
+                    by,
+                    kind: OfferKind::Takeback,
+                    last_turn,
+                } => {
+                    let (name, other) = (self.game.name(*by), self.game.name(by.other()));
+                    let _ = write!(
+                        said,
+                        "{name} asks to take back their last turn ({}): {other} may answer accept (then {name} moves again) or decline; a move declines it too.",
+                        written(last_turn)
+                    );
+                }
+                Event::DrawAgreed { by, offered_by } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(
+                        said,
+                        "{me} accepted {them}'s draw offer: the game is drawn."
+                    );
+                }
+                Event::TakenBack {
+                    by,
+                    offered_by,
+                    undone,
+                } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(
+                        said,
+                        "{me} accepted {them}'s takeback: {them}'s last turn ({}) is undone.",
+                        written(undone)
+                    );
+                }
+                Event::OfferDeclined {
+                    by,
+                    offered_by,
+                    kind,
+                } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(said, "{me} declined {them}'s {}.", offered(*kind));
+                }
+                Event::Resigned { side } => {
+                    let _ = write!(said, "{} resigned.", self.game.name(*side));
                 }
                 Event::ComputerPlayed { side, choices } => {
                     let played: Vec<String> = choices
@@ -446,13 +392,5 @@ impl Scene<'_> {
             }
         }
         (!said.is_empty()).then(|| said.join(" "))
-    }
-}
-
-/// What an offer is called in the referee's words.
-fn offered(kind: OfferKind) -> &'static str {
-    match kind {
-        OfferKind::Draw => "draw offer",
-        OfferKind::Takeback => "takeback",
     }
 }
