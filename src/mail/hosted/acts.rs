@@ -104,6 +104,19 @@ impl Scene<'_> {
             }
         }
         self.note_answers(side);
+        self.reply_to_acts(letter, side, news, &refused, from_note)
+    }
+
+    /// The replies to a mail's acts: the news to both players (what was
+    /// refused noted to the writer), or the refusal alone when nothing was done.
+    fn reply_to_acts(
+        &mut self,
+        letter: &Letter,
+        side: Side,
+        mut news: Vec<String>,
+        refused: &[Refusal],
+        from_note: &str,
+    ) -> (Vec<Outgoing>, String) {
         let chat = news.is_empty() && refused.is_empty() && !letter.comment.is_empty();
         if chat {
             news.push(format!("{} wrote, without a move.", self.game.name(side)));
@@ -122,7 +135,7 @@ impl Scene<'_> {
             self.notes[side.index()].extend(rest);
             return self.refuse(side, first, from_note);
         }
-        for refusal in &refused {
+        for refusal in refused {
             self.notes[side.index()].push(format!("Not done: {refusal}."));
         }
         if !from_note.is_empty() {

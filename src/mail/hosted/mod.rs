@@ -345,7 +345,6 @@ impl Scene<'_> {
     /// takeback, the move and its `if` lines, a resignation) done in the
     /// order written; all in one reply to each player.
     fn decide(&mut self, letter: &Letter, from: &Mailbox, side: Side) -> (Vec<Outgoing>, String) {
-        let now = store::now();
         // The answer goes to the key's owner; if someone else wrote, say so.
         let from_note = match &self.game.record().player(side).address {
             Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
@@ -382,30 +381,7 @@ impl Scene<'_> {
             && !moves
             && letter.comment.is_empty()
         {
-            let answers: Vec<(String, String)> = questions
-                .iter()
-                .map(|question| self.answer(side, question))
-                .collect();
-            // Questions alone: one mail to the asker, the game untouched.
-            let title = match answers.as_slice() {
-                [(title, _)] => title.clone(),
-                _ => "your questions answered, in the order asked.".to_string(),
-            };
-            let mut body = game_line(&self.game.sheet(), &title);
-            for (i, (title, text)) in answers.iter().enumerate() {
-                if answers.len() > 1 {
-                    let _ = write!(body, "\n\n{}. {title}", i + 1);
-                }
-                let _ = write!(body, "\n\n{}", text.trim_end());
-            }
-            body.push('\n');
-            let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
-            if commands.iter().any(drawn) {
-                // Beside an old or imagined board, the real one, to reply to.
-                let _ = write!(body, "\nThe game as it stands:\n\n{}", self.game.sheet());
-            }
-            let summary = answers.len().to_string() + " answered";
-            return (self.mail(side, body).into_iter().collect(), summary);
+            return self.questions_only(side, &questions, &commands);
         }
         // Answered after the acts, on the game as they leave it.
         self.questions = questions;
@@ -430,67 +406,8 @@ impl Scene<'_> {
                 }
                 return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
             }
-            Standing::Invited { invitee } => {
-                // A move line that reads as a move (a garbled one accepts nothing).
-                let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
-                if !has_move
-                    || self.game.game().to_move() != Some(invitee)
-                    || has(&Command::Decline)
-                {
-                    self.note_answers(side);
-                }
-                // The invitee's name as they give it (their From display name),
-                // not as the inviter wrote it.
-                let registered = self.game.record().player(invitee).address.clone();
-                if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
-                    if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
-                        let record = self.game.record_mut();
-                        let name = compose::clean_name(name);
-                        match invitee {
-                            Side::South => record.south.name = name,
-                            Side::North => record.north.name = name,
-                        }
-                    }
-                }
-                if has(&Command::Decline) {
-                    let record = self.game.record_mut();
-                    record.standing = Standing::Declined;
-                    record.last_activity = now;
-                    let news = format!(
-                        "{} declined the game. Nothing more will be mailed about it.",
-                        self.game.name(invitee)
-                    );
-                    let mut top = game_line(&self.game.sheet(), &news);
-                    top.push('\n');
-                    let mail = Side::BOTH
-                        .iter()
-                        .filter_map(|&s| self.mail(s, top.clone()))
-                        .collect();
-                    return (mail, "declined".into());
-                }
-                if !has(&Command::Accept) && !has_move {
-                    if wants_board {
-                        let mail = self.board(
-                            side,
-                            "the board, as you asked.",
-                            Some(&Refusal::AcceptOrDecline.to_string()),
-                            None,
-                        );
-                        return (mail.into_iter().collect(), "board".into());
-                    }
-                    return self.refuse(side, &Refusal::AcceptOrDecline, &from_note);
-                }
-                if !has_move || self.game.game().to_move() != Some(side) {
-                    let record = self.game.record_mut();
-                    record.standing = Standing::Playing;
-                    record.last_activity = now;
-                    let news = format!("{} accepted: the game is on.", self.game.name(invitee));
-                    self.game.computer_replies(now);
-                    return (self.both(&news, None), "accepted".into());
-                }
-                // A first move accepts too: played with the rest of the mail.
-                let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
-                return self.act(letter, side, acts, moves, &from_note);
+            Standing::Invited { .. } => {
+                return self.invitee_answers(letter, from, side, acts, quoted, &from_note);
             }
             Standing::Playing => {}
         }
@@ -505,6 +422,119 @@ impl Scene<'_> {
             return (mail.into_iter().collect(), "board".into());
         }
         self.act(letter, side, acts, moves, &from_note)
+    }
+
+    /// Questions alone: one mail to the asker, the game untouched.
+    fn questions_only(
+        &self,
+        side: Side,
+        questions: &[Command],
+        commands: &[Command],
+    ) -> (Vec<Outgoing>, String) {
+        let answers: Vec<(String, String)> = questions
+            .iter()
+            .map(|question| self.answer(side, question))
+            .collect();
+        // Questions alone: one mail to the asker, the game untouched.
+        let title = match answers.as_slice() {
+            [(title, _)] => title.clone(),
+            _ => "your questions answered, in the order asked.".to_string(),
+        };
+        let mut body = game_line(&self.game.sheet(), &title);
+        for (i, (title, text)) in answers.iter().enumerate() {
+            if answers.len() > 1 {
+                let _ = write!(body, "\n\n{}. {title}", i + 1);
+            }
+            let _ = write!(body, "\n\n{}", text.trim_end());
+        }
+        body.push('\n');
+        let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
+        if commands.iter().any(drawn) {
+            // Beside an old or imagined board, the real one, to reply to.
+            let _ = write!(body, "\nThe game as it stands:\n\n{}", self.game.sheet());
+        }
+        let summary = answers.len().to_string() + " answered";
+        (self.mail(side, body).into_iter().collect(), summary)
+    }
+
+    /// The invitee's mail: a decline, an accept, or a first move (which
+    /// accepts too, and is played with the rest of the mail).
+    fn invitee_answers(
+        &mut self,
+        letter: &Letter,
+        from: &Mailbox,
+        invitee: Side,
+        acts: Vec<Command>,
+        quoted: bool,
+        from_note: &str,
+    ) -> (Vec<Outgoing>, String) {
+        let (side, now) = (invitee, store::now());
+        let moves = !letter.move_lines.is_empty() || quoted;
+        let wants_board = letter.move_lines.is_empty()
+            && letter
+                .commands
+                .as_ref()
+                .is_ok_and(|c| c.contains(&Command::Board(None)));
+        // A move line that reads as a move (a garbled one accepts nothing).
+        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
+        if !has_move
+            || self.game.game().to_move() != Some(invitee)
+            || acts.contains(&Command::Decline)
+        {
+            self.note_answers(side);
+        }
+        // The invitee's name as they give it (their From display name),
+        // not as the inviter wrote it.
+        let registered = self.game.record().player(invitee).address.clone();
+        if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
+            if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
+                let record = self.game.record_mut();
+                let name = compose::clean_name(name);
+                match invitee {
+                    Side::South => record.south.name = name,
+                    Side::North => record.north.name = name,
+                }
+            }
+        }
+        if acts.contains(&Command::Decline) {
+            let record = self.game.record_mut();
+            record.standing = Standing::Declined;
+            record.last_activity = now;
+            let news = format!(
+                "{} declined the game. Nothing more will be mailed about it.",
+                self.game.name(invitee)
+            );
+            let mut top = game_line(&self.game.sheet(), &news);
+            top.push('\n');
+            let mail = Side::BOTH
+                .iter()
+                .filter_map(|&s| self.mail(s, top.clone()))
+                .collect();
+            return (mail, "declined".into());
+        }
+        if !acts.contains(&Command::Accept) && !has_move {
+            if wants_board {
+                let mail = self.board(
+                    side,
+                    "the board, as you asked.",
+                    Some(&Refusal::AcceptOrDecline.to_string()),
+                    None,
+                );
+                return (mail.into_iter().collect(), "board".into());
+            }
+            return self.refuse(side, &Refusal::AcceptOrDecline, from_note);
+        }
+        if !has_move || self.game.game().to_move() != Some(side) {
+            let record = self.game.record_mut();
+            record.standing = Standing::Playing;
+            record.last_activity = now;
+            let news = format!("{} accepted: the game is on.", self.game.name(invitee));
+            self.game.computer_replies(now);
+            return (self.both(&news, None), "accepted".into());
+        }
+        // A first move accepts too: played with the rest of the mail.
+        let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
+        self.act(letter, side, acts, moves, from_note)
     }
 
     /// The move written in place of the `?` of a quoted log of this game.
