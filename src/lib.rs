@@ -1,12 +1,14 @@
 //! `mancala-referee`: a referee for mancala games played by email.
 //!
 //! The layers depend one way: [`engine`] (rules, no text) ← [`sheet`]
-//! (the board grid and move log players cut and paste) ← `mail` ← the
-//! `mancala` command line.
+//! (the board grid and move log players cut and paste) ← `hosted` (a
+//! stored game's rules, in events) ← `mail` ← the `mancala` command line.
 #![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod guide;
+#[cfg(feature = "mail")]
+pub mod hosted;
 #[cfg(feature = "mail")]
 pub mod mail;
 pub mod opponent;

@@ -4,7 +4,7 @@
 
 use super::letter::Letter;
 use super::refusal::Refusal;
-use crate::engine::{Pit, Side};
+use crate::engine::{Pit, Side, Sowing};
 use crate::sheet::{self, RawSheet, Sheet};
 
 /// A sheet and the move the mail asks for.
@@ -102,38 +102,29 @@ pub fn read_request(
 /// player sees it ("Your c is empty. Legal: a, b, d."); the sheet is then
 /// as it was.
 pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
-    let before = sheet.clone();
-    let mut told = Vec::new();
-    for (i, &pit) in sowings.iter().enumerate() {
-        if sheet.game.to_move() != Some(side) {
-            *sheet = before;
-            return Err(Refusal::NoFreeTurn {
-                played: written(&sowings[..i]),
-                rest: written(&sowings[i..]),
-            });
-        }
-        match sheet.game.play(pit) {
-            Ok(sowing) => {
-                let mut words = pit.to_string();
-                if sowing.captured > 0 {
-                    words.push_str(&format!(", capturing {}", sowing.captured));
-                }
-                if sowing.bonus && i + 1 < sowings.len() {
-                    words.push_str(", a free turn");
-                }
-                told.push(words);
-            }
-            Err(error) => {
-                *sheet = before;
-                return Err(Refusal::Illegal(error));
-            }
-        }
+    match crate::hosted::sow_turn(&mut sheet.game, side, sowings) {
+        Ok(sowed) => Ok(turn_words(sheet.name(side), &sowed)),
+        Err(refusal) => Err(Refusal::of_game(refusal, |s| sheet.name(s).to_string())),
     }
-    Ok(format!(
-        "{} played {}.",
-        sheet.name(side),
-        told.join(", then ")
-    ))
+}
+
+/// A turn in words: "Alice played e, a free turn, then c, capturing 5."
+pub fn turn_words(name: &str, sowings: &[Sowing]) -> String {
+    let told: Vec<String> = sowings
+        .iter()
+        .enumerate()
+        .map(|(i, sowing)| {
+            let mut words = sowing.pit.to_string();
+            if sowing.captured > 0 {
+                words.push_str(&format!(", capturing {}", sowing.captured));
+            }
+            if sowing.bonus && i + 1 < sowings.len() {
+                words.push_str(", a free turn");
+            }
+            words
+        })
+        .collect();
+    format!("{name} played {}.", told.join(", then "))
 }
 
 /// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that

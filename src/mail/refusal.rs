@@ -1,8 +1,47 @@
 //! Why a mail's move or command was not carried out: one closed set of
 //! kinds, each worded for the player, with what to write instead.
 
+use super::play::written;
 use crate::engine::{RulesError, Side};
+use crate::hosted::GameRefusal;
 use crate::sheet::SheetError;
+use crate::store::OfferKind;
+
+impl Refusal {
+    /// The game's refusal in the player's words, `name` naming a side.
+    pub fn of_game(refusal: GameRefusal, name: impl Fn(Side) -> String) -> Refusal {
+        match refusal {
+            GameRefusal::GameOver => Refusal::GameOver,
+            GameRefusal::NotYourTurn { to_move } => Refusal::NotYourTurn {
+                name: name(to_move),
+                side: to_move,
+            },
+            GameRefusal::Illegal(error) => Refusal::Illegal(error),
+            GameRefusal::NoFreeTurn { played, rest } => Refusal::NoFreeTurn {
+                played: written(&played),
+                rest: written(&rest),
+            },
+            GameRefusal::NoOffer => Refusal::NoOffer,
+            GameRefusal::OfferSince { by, kind } => Refusal::OfferSince {
+                name: name(by),
+                what: offered(kind),
+            },
+            GameRefusal::ComputerTakesNoOffers => Refusal::ComputerTakesNoOffers,
+            GameRefusal::NotYourLastTurn => {
+                Refusal::NoTakeback("the last turn is not yours".into())
+            }
+            GameRefusal::Unreplayable => Refusal::NoTakeback("the game cannot be replayed".into()),
+        }
+    }
+}
+
+/// What an offer is called in the referee's words.
+pub fn offered(kind: OfferKind) -> &'static str {
+    match kind {
+        OfferKind::Draw => "draw offer",
+        OfferKind::Takeback => "takeback",
+    }
+}
 
 /// Why a mail's move (or command) was not carried out, said to the player.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -3,14 +3,17 @@
 //! (with none of these) words for the opponent. Done in the order written;
 //! one reply to each player tells all of it.
 
-use super::{computer_turns, Scene};
+use std::fmt::Write as _;
+
+use super::Scene;
 use crate::engine::{Pit, Side};
+use crate::hosted::{Event, GameRefusal};
 use crate::mail::command::Command;
 use crate::mail::compose::Outgoing;
 use crate::mail::letter::Letter;
-use crate::mail::play::{play_turn, written};
-use crate::mail::refusal::Refusal;
-use crate::store::{Concession, Conditional, GameRecord, Offer, OfferKind};
+use crate::mail::play::{play_turn, turn_words, written};
+use crate::mail::refusal::{offered, Refusal};
+use crate::store::{Conditional, OfferKind};
 
 /// The most conditional moves a player keeps: one for each of the
 /// opponent's likely replies, and the game file stays small.
@@ -21,7 +24,6 @@ impl Scene<'_> {
     /// `moves` says the mail has a move line or a quoted log's `?`.
     pub(super) fn act(
         &mut self,
-        record: &mut GameRecord,
         letter: &Letter,
         side: Side,
         mut acts: Vec<Command>,
@@ -38,8 +40,16 @@ impl Scene<'_> {
         let (mut moved, mut offered) = (false, false);
         for act in acts {
             let done = match act {
-                Command::Accept => self.accept(record, side, now),
-                Command::Decline => self.decline(record, side, now),
+                Command::Accept => {
+                    let answering = self.answered_event();
+                    let done = self.game.accept(side, answering, now);
+                    self.told(done)
+                }
+                Command::Decline => {
+                    let answering = self.answered_event();
+                    let done = self.game.decline(side, answering, now);
+                    self.told(done)
+                }
                 // A second offer would replace the first in the same mails,
                 // and the opponent could not tell which they answer.
                 Command::OfferDraw | Command::Takeback if offered => Err(Refusal::OneOfferAMail),
@@ -48,11 +58,15 @@ impl Scene<'_> {
                         Command::OfferDraw => OfferKind::Draw,
                         _ => OfferKind::Takeback,
                     };
-                    let made = self.offer(record, side, kind, now);
+                    let made = self.game.offer(side, kind, self.event, now);
+                    let made = self.told(made);
                     offered = made.is_ok();
                     made
                 }
-                Command::Resign => self.resign(record, side, now),
+                Command::Resign => {
+                    let resigned = self.game.resign(side, now);
+                    self.told(resigned)
+                }
                 Command::If(read) => {
                     conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
                     Ok(String::new())
@@ -61,7 +75,7 @@ impl Scene<'_> {
                     "one move a mail: the first was played".into(),
                 )),
                 Command::Move(_) => {
-                    let played = self.play_move(record, letter, side, now);
+                    let played = self.play_move(letter, side, now);
                     moved = played.is_ok();
                     played
                 }
@@ -74,24 +88,38 @@ impl Scene<'_> {
             }
         }
         if !conditions.is_empty() {
-            match self.keep_conditions(record, side, &conditions) {
+            match self.keep_conditions(side, &conditions) {
                 Ok(()) => {}
                 Err(refusal) => refused.push(refusal),
             }
         }
         if moved || news.iter().any(|n| !n.is_empty()) {
-            if let Some(said) = self.apply_conditions(record, now) {
+            if let Some(said) = self.apply_conditions(now) {
                 news.push(said);
             }
-            if let Some(computer) = record.computer.filter(|_| !self.sheet.game.is_over()) {
-                news.push(computer_turns(&mut self.sheet, computer).trim().to_string());
-                record.set_turns(&self.sheet.game, now);
+            if !self.game.game().is_over() {
+                if let Some(replies) = self.game.computer_replies(now) {
+                    news.push(self.said(&[replies]));
+                }
             }
         }
-        self.note_answers(record, side);
+        self.note_answers(side);
+        self.reply_to_acts(letter, side, news, &refused, from_note)
+    }
+
+    /// The replies to a mail's acts: the news to both players (what was
+    /// refused noted to the writer), or the refusal alone when nothing was done.
+    fn reply_to_acts(
+        &mut self,
+        letter: &Letter,
+        side: Side,
+        mut news: Vec<String>,
+        refused: &[Refusal],
+        from_note: &str,
+    ) -> (Vec<Outgoing>, String) {
         let chat = news.is_empty() && refused.is_empty() && !letter.comment.is_empty();
         if chat {
-            news.push(format!("{} wrote, without a move.", self.sheet.name(side)));
+            news.push(format!("{} wrote, without a move.", self.game.name(side)));
         }
         let news: Vec<String> = news.into_iter().filter(|n| !n.is_empty()).collect();
         if news.is_empty() {
@@ -107,33 +135,15 @@ impl Scene<'_> {
             self.notes[side.index()].extend(rest);
             return self.refuse(side, first, from_note);
         }
-        for refusal in &refused {
+        for refusal in refused {
             self.notes[side.index()].push(format!("Not done: {refusal}."));
         }
         if !from_note.is_empty() {
             self.notes[side.index()].push(from_note.trim().to_string());
         }
         let news = news.join(" ");
-        let mover = self.sheet.name(side).to_string();
+        let mover = self.game.name(side).to_string();
         (self.both(&news, Some((&mover, &letter.comment))), news)
-    }
-
-    /// The offer `side`'s opponent made that `side` may answer now, if
-    /// the mail answers a mail sent while it stood (or says not which).
-    fn open_offer(&self, record: &GameRecord, side: Side) -> Result<Offer, Refusal> {
-        let offer = record
-            .offer
-            .clone()
-            .filter(|o| o.by != side && o.turns == record.turns.len())
-            .filter(|_| !self.sheet.game.is_over())
-            .ok_or(Refusal::NoOffer)?;
-        match self.answered_event() {
-            Some(event) if event < offer.event => Err(Refusal::OfferSince {
-                name: self.sheet.name(offer.by).to_string(),
-                what: offered(offer.kind),
-            }),
-            _ => Ok(offer),
-        }
     }
 
     /// The event of this game whose mail the letter answers, read from its
@@ -148,172 +158,112 @@ impl Scene<'_> {
         ours.then_some(event)
     }
 
-    fn accept(&mut self, record: &mut GameRecord, side: Side, now: u64) -> Result<String, Refusal> {
-        let offer = self.open_offer(record, side)?;
-        let (me, them) = (self.sheet.name(side), self.sheet.name(offer.by));
-        let said = match offer.kind {
-            OfferKind::Draw => {
-                let said = format!("{me} accepted {them}'s draw offer: the game is drawn.");
-                self.sheet.game.agree_draw();
-                record.concede(offer.by, Concession::Draw, now);
-                said
-            }
-            OfferKind::Takeback => {
-                let undone = record.turns.pop().map(|t| written(&t.sowings));
-                let said = format!(
-                    "{me} accepted {them}'s takeback: {them}'s last turn ({}) is undone.",
-                    undone.unwrap_or_default()
-                );
-                match record.game() {
-                    Ok(game) => self.sheet.game = game,
-                    Err(_) => {
-                        return Err(Refusal::NoTakeback("the game cannot be replayed".into()))
-                    }
-                }
-                record.last_activity = now;
-                record.reminded = None;
-                record.conditions.clear();
-                said
-            }
-        };
-        record.offer = None;
-        Ok(said)
-    }
-
-    fn decline(
-        &mut self,
-        record: &mut GameRecord,
-        side: Side,
-        now: u64,
-    ) -> Result<String, Refusal> {
-        let offer = self.open_offer(record, side)?;
-        record.offer = None;
-        record.last_activity = now;
-        let what = offered(offer.kind);
-        Ok(format!(
-            "{} declined {}'s {what}.",
-            self.sheet.name(side),
-            self.sheet.name(offer.by)
-        ))
-    }
-
-    fn offer(
-        &mut self,
-        record: &mut GameRecord,
-        side: Side,
-        kind: OfferKind,
-        now: u64,
-    ) -> Result<String, Refusal> {
-        if self.sheet.game.is_over() {
-            return Err(Refusal::GameOver);
+    /// The words of an act done, or the refusal in the player's words.
+    fn told(&self, done: Result<Event, GameRefusal>) -> Result<String, Refusal> {
+        match done {
+            Ok(event) => Ok(self.said(&[event])),
+            Err(refusal) => Err(self.refusal(refusal)),
         }
-        if record.computer.is_some() {
-            return Err(Refusal::ComputerTakesNoOffers);
-        }
-        let name = self.sheet.name(side);
-        let other = self.sheet.name(side.other());
-        let said = match kind {
-            OfferKind::Draw => format!(
-                "{name} offers a draw: {other} may answer accept (the game ends drawn) or decline; a move declines it too."
-            ),
-            OfferKind::Takeback => {
-                let last = record.turns.last().filter(|t| t.side == side);
-                let why = if record.computer.is_some() {
-                    Some("the computer takes nothing back")
-                } else if last.is_none() {
-                    Some("the last turn is not yours")
-                } else {
-                    None
-                };
-                if let Some(why) = why {
-                    return Err(Refusal::NoTakeback(why.into()));
-                }
-                format!(
-                    "{name} asks to take back their last turn ({}): {other} may answer accept (then {name} moves again) or decline; a move declines it too.",
-                    last.map(|t| written(&t.sowings)).unwrap_or_default()
-                )
-            }
-        };
-        record.offer = Some(Offer {
-            kind,
-            by: side,
-            turns: record.turns.len(),
-            event: self.event,
-        });
-        record.last_activity = now;
-        Ok(said)
     }
 
-    fn resign(&mut self, record: &mut GameRecord, side: Side, now: u64) -> Result<String, Refusal> {
-        if self.sheet.game.is_over() {
-            return Err(Refusal::GameOver);
-        }
-        self.sheet.game.resign(side);
-        record.concede(side, Concession::Resignation, now);
-        record.offer = None;
-        record.conditions.clear();
-        Ok(format!("{} resigned.", self.sheet.name(side)))
-    }
-
-    /// The mail's move, played for `side`; a move answers (declines) the
-    /// opponent's offer, and keeps the mover's own standing.
-    fn play_move(
-        &mut self,
-        record: &mut GameRecord,
-        letter: &Letter,
-        side: Side,
-        now: u64,
-    ) -> Result<String, Refusal> {
+    /// The mail's move, played for `side`.
+    fn play_move(&mut self, letter: &Letter, side: Side, now: u64) -> Result<String, Refusal> {
         let sowings = self.hosted_move(letter)?;
-        let to_move = self.sheet.game.to_move().ok_or(Refusal::GameOver)?;
-        if to_move != side {
-            return Err(Refusal::NotYourTurn {
-                name: self.sheet.name(to_move).to_string(),
-                side: to_move,
-            });
+        match self.game.play(side, &sowings, now) {
+            Ok(events) => Ok(self.said(&events)),
+            Err(refusal) => Err(self.refusal(refusal)),
         }
-        let mut said = play_turn(&mut self.sheet, side, &sowings)?;
-        // A first move played accepts an invitation (a refused one does not).
-        record.standing = crate::store::Standing::Playing;
-        let before = record.turns.len();
-        said.push_str(&self.turn_played(record, side, before, now));
-        Ok(said)
     }
 
-    /// After `side`'s turn (the game's turns were `before`): the turn
-    /// declines the opponent's open offer; `side`'s own offer, made before
-    /// the turn in this mail, now stands for the opponent's answer. What
-    /// to say of it.
-    fn turn_played(
-        &mut self,
-        record: &mut GameRecord,
-        side: Side,
-        before: usize,
-        now: u64,
-    ) -> String {
-        let declined = record
-            .offer
-            .clone()
-            .filter(|o| o.by != side && o.turns == before);
-        record.set_turns(&self.sheet.game, now);
-        match &mut record.offer {
-            Some(own) if own.by == side && own.turns == before => {
-                own.turns = record.turns.len();
-                String::new()
-            }
-            Some(_) => {
-                record.offer = None;
-                match declined {
-                    Some(offer) => format!(
+    /// The game's refusal in the player's words.
+    pub(super) fn refusal(&self, refusal: GameRefusal) -> Refusal {
+        Refusal::of_game(refusal, |side| self.game.name(side).to_string())
+    }
+
+    /// What `events` did, in words.
+    pub(super) fn said(&self, events: &[Event]) -> String {
+        let mut said = String::new();
+        for event in events {
+            match event {
+                Event::Played { side, sowings } => {
+                    said.push_str(&turn_words(self.game.name(*side), sowings));
+                }
+                Event::OfferDeclinedByMove { by, kind } => {
+                    let _ = write!(
+                        said,
                         " (The move declines {}'s {}.)",
-                        self.sheet.name(offer.by),
-                        offered(offer.kind)
-                    ),
-                    None => String::new(), // stale: gone quietly
+                        self.game.name(*by),
+                        offered(*kind)
+                    );
+                }
+                Event::Offered {
+                    by,
+                    kind: OfferKind::Draw,
+                    ..
+                } => {
+                    let (name, other) = (self.game.name(*by), self.game.name(by.other()));
+                    let _ = write!(
+                        said,
+                        "{name} offers a draw: {other} may answer accept (the game ends drawn) or decline; a move declines it too."
+                    );
+                }
+                Event::Offered {
+                    by,
+                    kind: OfferKind::Takeback,
+                    last_turn,
+                } => {
+                    let (name, other) = (self.game.name(*by), self.game.name(by.other()));
+                    let _ = write!(
+                        said,
+                        "{name} asks to take back their last turn ({}): {other} may answer accept (then {name} moves again) or decline; a move declines it too.",
+                        written(last_turn)
+                    );
+                }
+                Event::DrawAgreed { by, offered_by } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(
+                        said,
+                        "{me} accepted {them}'s draw offer: the game is drawn."
+                    );
+                }
+                Event::TakenBack {
+                    by,
+                    offered_by,
+                    undone,
+                } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(
+                        said,
+                        "{me} accepted {them}'s takeback: {them}'s last turn ({}) is undone.",
+                        written(undone)
+                    );
+                }
+                Event::OfferDeclined {
+                    by,
+                    offered_by,
+                    kind,
+                } => {
+                    let (me, them) = (self.game.name(*by), self.game.name(*offered_by));
+                    let _ = write!(said, "{me} declined {them}'s {}.", offered(*kind));
+                }
+                Event::Resigned { side } => {
+                    let _ = write!(said, "{} resigned.", self.game.name(*side));
+                }
+                Event::ComputerPlayed { side, choices } => {
+                    let played: Vec<String> = choices
+                        .iter()
+                        .map(|(pit, reason)| format!("{pit} ({reason})"))
+                        .collect();
+                    let _ = write!(
+                        said,
+                        "{} ({side}) played {}.",
+                        self.game.name(*side),
+                        played.join(", then ")
+                    );
                 }
             }
-            None => String::new(),
         }
+        said
     }
 
     /// Checks `side`'s `if` lines against the position the opponent will
@@ -321,17 +271,16 @@ impl Scene<'_> {
     /// The writer alone is told which were kept and which dropped.
     fn keep_conditions(
         &mut self,
-        record: &mut GameRecord,
         side: Side,
         written_lines: &[(Vec<Pit>, Vec<Pit>)],
     ) -> Result<(), Refusal> {
-        if record.computer.is_some() {
+        if self.game.record().computer.is_some() {
             return Err(Refusal::NoConditionsAgainstComputer);
         }
-        if self.sheet.game.to_move() != Some(side.other()) {
+        if self.game.game().to_move() != Some(side.other()) {
             return Err(Refusal::ConditionsNeedMove);
         }
-        let other = self.sheet.name(side.other()).to_string();
+        let other = self.game.name(side.other()).to_string();
         let (mut kept, mut lines, mut notes) = (Vec::new(), Vec::new(), Vec::new());
         if written_lines.len() > CONDITIONS {
             notes.push(format!(
@@ -340,7 +289,7 @@ impl Scene<'_> {
         }
         for (reply, answer) in written_lines.iter().take(CONDITIONS) {
             let line = format!("if {} then {}", written(reply), written(answer));
-            let mut trial = self.sheet.clone();
+            let mut trial = self.game.sheet();
             let problem = if play_turn(&mut trial, side.other(), reply).is_err() {
                 Some(format!(
                     "{other} cannot play {} after your move",
@@ -371,6 +320,7 @@ impl Scene<'_> {
             }
         }
         // A mail's `if` lines replace the writer's older ones.
+        let record = self.game.record_mut();
         record.conditions.retain(|c| c.side != side);
         record.conditions.extend(kept);
         let kept = lines;
@@ -394,13 +344,14 @@ impl Scene<'_> {
     /// played is the one it waits for (and again, while that goes on); a
     /// condition that does not apply, or whose answer is illegal now, is
     /// dropped with a note to its writer. The news of what was played.
-    fn apply_conditions(&mut self, record: &mut GameRecord, now: u64) -> Option<String> {
+    fn apply_conditions(&mut self, now: u64) -> Option<String> {
         let mut said = Vec::new();
         loop {
-            let Some(to_move) = self.sheet.game.to_move() else {
-                record.conditions.clear();
+            let Some(to_move) = self.game.game().to_move() else {
+                self.game.record_mut().conditions.clear();
                 break;
             };
+            let record = self.game.record_mut();
             let (waiting, others): (Vec<Conditional>, Vec<Conditional>) =
                 std::mem::take(&mut record.conditions)
                     .into_iter()
@@ -409,7 +360,12 @@ impl Scene<'_> {
             if waiting.is_empty() {
                 break;
             }
-            let last = record.turns.last().filter(|t| t.side == to_move.other());
+            let last = self
+                .game
+                .record()
+                .turns
+                .last()
+                .filter(|t| t.side == to_move.other());
             let list = waiting
                 .iter()
                 .map(|c| format!("if {} then {}", written(&c.reply), written(&c.answer)))
@@ -422,22 +378,23 @@ impl Scene<'_> {
                 let played = last.map(|t| written(&t.sowings)).unwrap_or_default();
                 self.notes[to_move.index()].push(format!(
                     "Your conditional moves ({list}) did not apply: {} played {played}. They are dropped.",
-                    self.sheet.name(to_move.other())
+                    self.game.name(to_move.other())
                 ));
                 break;
             };
-            match play_turn(&mut self.sheet, to_move, &condition.answer) {
-                Ok(played) => {
-                    let before = record.turns.len();
-                    let declined = self.turn_played(record, to_move, before, now);
+            let condition = condition.clone();
+            match self.game.play(to_move, &condition.answer, now) {
+                Ok(events) => {
                     said.push(format!(
-                        "By {}'s conditional move (if {} then {}): {played}{declined}",
-                        self.sheet.name(to_move),
+                        "By {}'s conditional move (if {} then {}): {}",
+                        self.game.name(to_move),
                         written(&condition.reply),
-                        written(&condition.answer)
+                        written(&condition.answer),
+                        self.said(&events)
                     ));
                 }
                 Err(refusal) => {
+                    let refusal = self.refusal(refusal);
                     self.notes[to_move.index()].push(format!(
                         "Your conditional move if {} then {} is dropped: {refusal}",
                         written(&condition.reply),
@@ -448,13 +405,5 @@ impl Scene<'_> {
             }
         }
         (!said.is_empty()).then(|| said.join(" "))
-    }
-}
-
-/// What an offer is called in the referee's words.
-fn offered(kind: OfferKind) -> &'static str {
-    match kind {
-        OfferKind::Draw => "draw offer",
-        OfferKind::Takeback => "takeback",
     }
 }

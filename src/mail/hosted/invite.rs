@@ -6,6 +6,7 @@
 
 use super::{HostedReferee, Scene};
 use crate::engine::Side;
+use crate::hosted::HostedGame;
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
@@ -182,21 +183,25 @@ impl HostedReferee {
         sheet.id = Some(id.to_string());
         let mut record = new_record(&id, &sheet, letter, side, computer, now);
         record.inviter_confirmed = verified;
-        let mut game = Transaction::new(&self.store, game_lock, record);
-        let mut scene = Scene {
+        let hosted = HostedGame::new(record).map_err(|e| super::corrupt(&self.store, &id, e))?;
+        let mut game = Transaction::new(&self.store, game_lock, hosted);
+        let event = game.event();
+        let scene = Scene {
             referee: self,
             secrets,
-            sheet,
+            game: &mut game.record,
             id: id.clone(),
-            event: game.event(),
+            event,
             letter: Some(letter),
             notes: Default::default(),
             questions: Vec::new(),
         };
         let (replies, summary) = match computer {
             Some(_) => {
-                let news = format!("{} challenges the computer.", scene.sheet.name(side));
-                let news = news + &scene.computer_moves(&mut game.record, now);
+                let mut news = format!("{} challenges the computer.", scene.game.name(side));
+                if let Some(replies) = scene.game.computer_replies(now) {
+                    news = news + " " + &scene.said(&[replies]);
+                }
                 (scene.both(&news, None), news)
             }
             None => (
@@ -334,7 +339,7 @@ fn new_record(
 
 /// The invitation to the invitee, and the word to the inviter.
 fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing> {
-    let sheet = &scene.sheet;
+    let sheet = &scene.game.sheet();
     let invitee = inviter.other();
     let who = format!(
         "{} <{}>",

@@ -25,9 +25,9 @@ use super::letter::Letter;
 use super::play::read_request;
 use super::refusal::Refusal;
 use super::Identity;
-use crate::engine::{Pit, Side, SplitMix64};
-use crate::opponent::Opponent;
-use crate::sheet::{RawSheet, Sheet};
+use crate::engine::{Pit, Side};
+use crate::hosted::HostedGame;
+use crate::sheet::RawSheet;
 use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Lock, LockOn, Secrets};
 use crate::store::{SenderRecord, Standing, Store, StoreError};
 
@@ -145,29 +145,28 @@ impl HostedReferee {
                 postman,
             );
         };
-        let mut game = Transaction::new(&self.store, lock, record);
+        let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, &id, e))?;
+        let mut game = Transaction::new(&self.store, lock, hosted);
         let mut report = Report::about(&id, "");
         if game.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(report);
         }
-        let record = &mut game.record;
-        let replayed = record.game().map_err(|e| corrupt(&self.store, &id, e))?;
+        let event = game.event();
         let mut scene = Scene {
             referee: self,
             secrets,
-            sheet: sheet_of(record, replayed),
+            game: &mut game.record,
             id: id.clone(),
-            event: game.event(),
+            event,
             letter: Some(letter),
             notes: Default::default(),
             questions: Vec::new(),
         };
-        let record = &mut game.record;
-        if side == record.inviter {
-            record.inviter_confirmed = true; // their key, in their mail
+        if side == scene.game.record().inviter {
+            scene.game.record_mut().inviter_confirmed = true; // their key, in their mail
         }
-        let (replies, summary) = scene.decide(record, letter, from, side);
-        let (replies, sender) = self.gate_unconfirmed(secrets, &game.record, replies)?;
+        let (replies, summary) = scene.decide(letter, from, side);
+        let (replies, sender) = self.gate_unconfirmed(secrets, game.record.record(), replies)?;
         game.commit(letter.identity.clone(), replies)?;
         // After the game: a crash between costs the sender nothing.
         if let Some(sender) = &sender {
@@ -229,7 +228,8 @@ fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreEr
 struct Scene<'a> {
     referee: &'a HostedReferee,
     secrets: &'a Secrets,
-    sheet: Sheet,
+    /// The game, from which each mail's sheet is drawn.
+    game: &'a mut HostedGame,
     id: GameId,
     event: u32,
     letter: Option<&'a Letter>,
@@ -244,12 +244,12 @@ impl Scene<'_> {
     /// A mail to `side` with `body` above its key: to their registered
     /// address, whoever wrote.
     fn mail(&self, side: Side, body: String) -> Option<Outgoing> {
-        self.mail_drawn(side, body, &Drawn::new(&self.sheet))
+        self.mail_drawn(side, body, &Drawn::new(&self.game.sheet()))
     }
 
     /// As [`Scene::mail`], with the scene's sheet already drawn.
     fn mail_drawn(&self, side: Side, body: String, drawn: &Drawn) -> Option<Outgoing> {
-        let to = mailbox_of(self.sheet.players.get(side))?;
+        let to = mailbox_of(&player_of(self.game.record(), side))?;
         let token = self.secrets.token(&self.id, side);
         // The subject is the first line: what happened, what is awaited.
         let subject = compose::subject_of(&body);
@@ -260,7 +260,7 @@ impl Scene<'_> {
             body.push('\n');
         }
         // A finished game's mail says no more about keys and moves.
-        let body = if self.sheet.game.is_over() {
+        let body = if self.game.game().is_over() {
             body + "\nThe game turn by turn, under perfect play: reply with a line  analysis\n"
                 + &signature()
         } else {
@@ -288,7 +288,7 @@ impl Scene<'_> {
         said: Option<&str>,
         comment: Option<(&str, &[String])>,
     ) -> Option<Outgoing> {
-        self.board_drawn(side, first, said, comment, &Drawn::new(&self.sheet))
+        self.board_drawn(side, first, said, comment, &Drawn::new(&self.game.sheet()))
     }
 
     /// As [`Scene::board`], with the scene's sheet already drawn.
@@ -300,12 +300,13 @@ impl Scene<'_> {
         comment: Option<(&str, &[String])>,
         drawn: &Drawn,
     ) -> Option<Outgoing> {
-        let mut top = game_line(&self.sheet, first);
+        let sheet = self.game.sheet();
+        let mut top = game_line(&sheet, first);
         if let Some(said) = said {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        let next = compose::next_for(&self.sheet, side);
+        let next = compose::next_for(&sheet, side);
         self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
@@ -314,13 +315,14 @@ impl Scene<'_> {
     /// or, at the end, the result.
     fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
         // At the end the result leads, and the news follows it.
-        let said = self.sheet.game.is_over().then(|| news.trim().to_string());
+        let said = self.game.game().is_over().then(|| news.trim().to_string());
         // One drawing of the sheet for both mails.
-        let drawn = Drawn::new(&self.sheet);
+        let sheet = self.game.sheet();
+        let drawn = Drawn::new(&sheet);
         Side::BOTH
             .iter()
             .filter_map(|&side| {
-                let first = compose::headline(&self.sheet, news, side);
+                let first = compose::headline(&sheet, news, side);
                 self.board_drawn(side, &first, said.as_deref(), comment, &drawn)
             })
             .collect()
@@ -342,16 +344,9 @@ impl Scene<'_> {
     /// answered in the order asked, its acts (offers and their answers, a
     /// takeback, the move and its `if` lines, a resignation) done in the
     /// order written; all in one reply to each player.
-    fn decide(
-        &mut self,
-        record: &mut GameRecord,
-        letter: &Letter,
-        from: &Mailbox,
-        side: Side,
-    ) -> (Vec<Outgoing>, String) {
-        let now = store::now();
+    fn decide(&mut self, letter: &Letter, from: &Mailbox, side: Side) -> (Vec<Outgoing>, String) {
         // The answer goes to the key's owner; if someone else wrote, say so.
-        let from_note = match &record.player(side).address {
+        let from_note = match &self.game.record().player(side).address {
             Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
                 "(This mail came from {}, not from your address here; the answer goes to {registered}.) ",
                 from.address
@@ -386,42 +381,20 @@ impl Scene<'_> {
             && !moves
             && letter.comment.is_empty()
         {
-            let answers: Vec<(String, String)> = questions
-                .iter()
-                .map(|question| self.answer(record, side, question))
-                .collect();
-            // Questions alone: one mail to the asker, the game untouched.
-            let title = match answers.as_slice() {
-                [(title, _)] => title.clone(),
-                _ => "your questions answered, in the order asked.".to_string(),
-            };
-            let mut body = game_line(&self.sheet, &title);
-            for (i, (title, text)) in answers.iter().enumerate() {
-                if answers.len() > 1 {
-                    let _ = write!(body, "\n\n{}. {title}", i + 1);
-                }
-                let _ = write!(body, "\n\n{}", text.trim_end());
-            }
-            body.push('\n');
-            let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
-            if commands.iter().any(drawn) {
-                // Beside an old or imagined board, the real one, to reply to.
-                let _ = write!(body, "\nThe game as it stands:\n\n{}", self.sheet);
-            }
-            let summary = answers.len().to_string() + " answered";
-            return (self.mail(side, body).into_iter().collect(), summary);
+            return self.questions_only(side, &questions, &commands);
         }
         // Answered after the acts, on the game as they leave it.
         self.questions = questions;
-        match record.standing {
+        let (standing, inviter) = (self.game.record().standing, self.game.record().inviter);
+        match standing {
             Standing::Declined => {
-                self.note_answers(record, side);
-                let name = self.sheet.name(record.inviter.other()).to_string();
+                self.note_answers(side);
+                let name = self.game.name(inviter.other()).to_string();
                 return self.refuse(side, &Refusal::Declined { name }, &from_note);
             }
             Standing::Invited { invitee } if side != invitee => {
-                self.note_answers(record, side);
-                let name = self.sheet.name(invitee).to_string();
+                self.note_answers(side);
+                let name = self.game.name(invitee).to_string();
                 if wants_board {
                     let mail = self.board(
                         side,
@@ -433,68 +406,13 @@ impl Scene<'_> {
                 }
                 return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
             }
-            Standing::Invited { invitee } => {
-                // A move line that reads as a move (a garbled one accepts nothing).
-                let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
-                if !has_move || self.sheet.game.to_move() != Some(invitee) || has(&Command::Decline)
-                {
-                    self.note_answers(record, side);
-                }
-                // The invitee's name as they give it (their From display name),
-                // not as the inviter wrote it.
-                let registered = record.player(invitee).address.clone();
-                if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
-                    if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
-                        let name = compose::clean_name(name);
-                        match invitee {
-                            Side::South => record.south.name = name.clone(),
-                            Side::North => record.north.name = name.clone(),
-                        }
-                        self.sheet.players.get_mut(invitee).name = name;
-                    }
-                }
-                if has(&Command::Decline) {
-                    record.standing = Standing::Declined;
-                    record.last_activity = now;
-                    let news = format!(
-                        "{} declined the game. Nothing more will be mailed about it.",
-                        self.sheet.name(invitee)
-                    );
-                    let mut top = game_line(&self.sheet, &news);
-                    top.push('\n');
-                    let mail = Side::BOTH
-                        .iter()
-                        .filter_map(|&s| self.mail(s, top.clone()))
-                        .collect();
-                    return (mail, "declined".into());
-                }
-                if !has(&Command::Accept) && !has_move {
-                    if wants_board {
-                        let mail = self.board(
-                            side,
-                            "the board, as you asked.",
-                            Some(&Refusal::AcceptOrDecline.to_string()),
-                            None,
-                        );
-                        return (mail.into_iter().collect(), "board".into());
-                    }
-                    return self.refuse(side, &Refusal::AcceptOrDecline, &from_note);
-                }
-                if !has_move || self.sheet.game.to_move() != Some(side) {
-                    record.standing = Standing::Playing;
-                    record.last_activity = now;
-                    let news = format!("{} accepted: the game is on.", self.sheet.name(invitee));
-                    self.computer_moves(record, now);
-                    return (self.both(&news, None), "accepted".into());
-                }
-                // A first move accepts too: played with the rest of the mail.
-                let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
-                return self.act(record, letter, side, acts, moves, &from_note);
+            Standing::Invited { .. } => {
+                return self.invitee_answers(letter, from, side, acts, quoted, &from_note);
             }
             Standing::Playing => {}
         }
         if wants_board && acts.is_empty() {
-            self.note_answers(record, side);
+            self.note_answers(side);
             let mail = self.board(
                 side,
                 "the board, as you asked.",
@@ -503,24 +421,127 @@ impl Scene<'_> {
             );
             return (mail.into_iter().collect(), "board".into());
         }
-        self.act(record, letter, side, acts, moves, &from_note)
+        self.act(letter, side, acts, moves, &from_note)
     }
 
-    /// The computer's turns, when it is to move: the news of what it played.
-    fn computer_moves(&mut self, record: &mut GameRecord, now: u64) -> String {
-        let Some(side) = record.computer else {
-            return String::new();
+    /// Questions alone: one mail to the asker, the game untouched.
+    fn questions_only(
+        &self,
+        side: Side,
+        questions: &[Command],
+        commands: &[Command],
+    ) -> (Vec<Outgoing>, String) {
+        let answers: Vec<(String, String)> = questions
+            .iter()
+            .map(|question| self.answer(side, question))
+            .collect();
+        // Questions alone: one mail to the asker, the game untouched.
+        let title = match answers.as_slice() {
+            [(title, _)] => title.clone(),
+            _ => "your questions answered, in the order asked.".to_string(),
         };
-        let news = computer_turns(&mut self.sheet, side);
-        record.set_turns(&self.sheet.game, now);
-        news
+        let mut body = game_line(&self.game.sheet(), &title);
+        for (i, (title, text)) in answers.iter().enumerate() {
+            if answers.len() > 1 {
+                let _ = write!(body, "\n\n{}. {title}", i + 1);
+            }
+            let _ = write!(body, "\n\n{}", text.trim_end());
+        }
+        body.push('\n');
+        let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
+        if commands.iter().any(drawn) {
+            // Beside an old or imagined board, the real one, to reply to.
+            let _ = write!(body, "\nThe game as it stands:\n\n{}", self.game.sheet());
+        }
+        let summary = answers.len().to_string() + " answered";
+        (self.mail(side, body).into_iter().collect(), summary)
+    }
+
+    /// The invitee's mail: a decline, an accept, or a first move (which
+    /// accepts too, and is played with the rest of the mail).
+    fn invitee_answers(
+        &mut self,
+        letter: &Letter,
+        from: &Mailbox,
+        invitee: Side,
+        acts: Vec<Command>,
+        quoted: bool,
+        from_note: &str,
+    ) -> (Vec<Outgoing>, String) {
+        let (side, now) = (invitee, store::now());
+        let moves = !letter.move_lines.is_empty() || quoted;
+        let wants_board = letter.move_lines.is_empty()
+            && letter
+                .commands
+                .as_ref()
+                .is_ok_and(|c| c.contains(&Command::Board(None)));
+        // A move line that reads as a move (a garbled one accepts nothing).
+        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
+        if !has_move
+            || self.game.game().to_move() != Some(invitee)
+            || acts.contains(&Command::Decline)
+        {
+            self.note_answers(side);
+        }
+        // The invitee's name as they give it (their From display name),
+        // not as the inviter wrote it.
+        let registered = self.game.record().player(invitee).address.clone();
+        if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
+            if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
+                let record = self.game.record_mut();
+                let name = compose::clean_name(name);
+                match invitee {
+                    Side::South => record.south.name = name,
+                    Side::North => record.north.name = name,
+                }
+            }
+        }
+        if acts.contains(&Command::Decline) {
+            let record = self.game.record_mut();
+            record.standing = Standing::Declined;
+            record.last_activity = now;
+            let news = format!(
+                "{} declined the game. Nothing more will be mailed about it.",
+                self.game.name(invitee)
+            );
+            let mut top = game_line(&self.game.sheet(), &news);
+            top.push('\n');
+            let mail = Side::BOTH
+                .iter()
+                .filter_map(|&s| self.mail(s, top.clone()))
+                .collect();
+            return (mail, "declined".into());
+        }
+        if !acts.contains(&Command::Accept) && !has_move {
+            if wants_board {
+                let mail = self.board(
+                    side,
+                    "the board, as you asked.",
+                    Some(&Refusal::AcceptOrDecline.to_string()),
+                    None,
+                );
+                return (mail.into_iter().collect(), "board".into());
+            }
+            return self.refuse(side, &Refusal::AcceptOrDecline, from_note);
+        }
+        if !has_move || self.game.game().to_move() != Some(side) {
+            let record = self.game.record_mut();
+            record.standing = Standing::Playing;
+            record.last_activity = now;
+            let news = format!("{} accepted: the game is on.", self.game.name(invitee));
+            self.game.computer_replies(now);
+            return (self.both(&news, None), "accepted".into());
+        }
+        // A first move accepts too: played with the rest of the mail.
+        let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
+        self.act(letter, side, acts, moves, from_note)
     }
 
     /// The move written in place of the `?` of a quoted log of this game.
     fn quoted_move(&self, letter: &Letter) -> Option<Vec<Pit>> {
         let raw = RawSheet::find(&letter.text).ok()?;
         let request = read_request(letter, &raw).ok()?;
-        (request.sheet.game.sowings() == self.sheet.game.sowings()).then_some(request.sowings)
+        (request.sheet.game.sowings() == self.game.game().sowings()).then_some(request.sowings)
     }
 
     /// The sowings a mail asks for: its move line, or the move it wrote in
@@ -535,7 +556,7 @@ impl Scene<'_> {
             .ok()
             .and_then(|raw| read_request(letter, &raw).ok());
         if let Some(request) = &quoted {
-            if request.sheet.game.sowings() != self.sheet.game.sowings() {
+            if request.sheet.game.sowings() != self.game.game().sowings() {
                 return Err(Refusal::OutOfDate);
             }
         }
@@ -544,29 +565,6 @@ impl Scene<'_> {
             (None, Some(request)) => Ok(request.sowings),
             (None, None) => Err(Refusal::NoMove),
         }
-    }
-}
-
-/// The computer's turns, when `side` (the computer) is to move.
-fn computer_turns(sheet: &mut Sheet, side: Side) -> String {
-    let opponent = Opponent::default_for(sheet.game.rules().ruleset);
-    let mut rng = SplitMix64::new(sheet.game.ply() as u64 + 1);
-    let mut played = Vec::new();
-    while sheet.game.to_move() == Some(side) {
-        let Some(choice) = opponent.choose(&sheet.game, &mut rng) else {
-            break;
-        };
-        sheet.game.play_unchecked(choice.pit);
-        played.push(format!("{} ({})", choice.pit, choice.reason));
-    }
-    if played.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " {} ({side}) played {}.",
-            sheet.name(side),
-            played.join(", then ")
-        )
     }
 }
 

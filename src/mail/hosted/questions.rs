@@ -14,25 +14,21 @@ use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
 impl Scene<'_> {
     /// Answers the writer's questions in their mail, in the order asked.
-    pub(super) fn note_answers(&mut self, record: &GameRecord, side: Side) {
+    pub(super) fn note_answers(&mut self, side: Side) {
         for question in std::mem::take(&mut self.questions) {
-            let (title, text) = self.answer(record, side, &question);
+            let (title, text) = self.answer(side, &question);
             self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
     }
 
     /// The title and text of the answer to `question`.
-    pub(super) fn answer(
-        &self,
-        record: &GameRecord,
-        side: Side,
-        question: &Command,
-    ) -> (String, String) {
+    pub(super) fn answer(&self, side: Side, question: &Command) -> (String, String) {
+        let record = self.game.record();
         let address = record.player(side).address.as_deref().unwrap_or("");
         match question {
             Command::Help => (
                 "help, as you asked.".into(),
-                super::game_help_text(self.sheet.game.rules()),
+                super::game_help_text(self.game.game().rules()),
             ),
             Command::HelpRules(ruleset) => (
                 format!("the rules of {}, as you asked.", ruleset.title()),
@@ -62,7 +58,7 @@ impl Scene<'_> {
             ),
             Command::Analysis => (
                 "the game turn by turn, as you asked.".into(),
-                analysis_text(&self.sheet),
+                analysis_text(&self.game.sheet()),
             ),
             Command::Board(Some(turns)) => self.board_after(record, *turns),
             Command::Preview(turns) => self.preview(side, turns),
@@ -113,7 +109,7 @@ impl Scene<'_> {
             .collect::<Vec<_>>()
             .join(" ");
         let title = format!("a preview of {line}, as you asked: nothing is played.");
-        let mut trial: Sheet = self.sheet.clone();
+        let mut trial: Sheet = self.game.sheet();
         let mut said = Vec::new();
         for turn in turns {
             let Some(mover) = trial.game.to_move() else {
@@ -137,10 +133,10 @@ impl Scene<'_> {
                 }
             }
         }
-        let start = match self.sheet.game.to_move() {
+        let start = match self.game.game().to_move() {
             Some(first) if first != side => format!(
                 "(It is {}'s move, so the preview starts with theirs.) ",
-                self.sheet.name(first)
+                self.game.name(first)
             ),
             _ => String::new(),
         };

@@ -2,9 +2,10 @@
 //! longer. Only games both players accepted; each game is its own
 //! transaction, and a notice that failed to go goes with the next run.
 
-use super::{corrupt, sheet_of, HostedReferee, Scene};
+use super::{corrupt, HostedReferee, Scene};
+use crate::hosted::HostedGame;
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
-use crate::store::{Concession, MailKey};
+use crate::store::MailKey;
 
 /// What `remind` did to one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,23 +67,23 @@ impl HostedReferee {
         let Some(record) = record else {
             return Ok(());
         };
-        let mut game = Transaction::new(&self.store, lock, record);
+        let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, id, e))?;
+        let mut game = Transaction::new(&self.store, lock, hosted);
         let mut report = Report::default();
-        if game.record.ledger.pending().next().is_some() {
+        if game.record.record().ledger.pending().next().is_some() {
             game.send(postman, &mut report)?;
             done.push(Reminder::Resent {
                 game: id.to_string(),
                 mails: report.sent.len(),
             });
         }
-        let record = &mut game.record;
+        let record = game.record.record();
         if !record.is_playing() || !record.inviter_confirmed {
             // Never a word to someone who has not accepted, nor to an inviter
             // who never showed their key (their From may have been forged).
             return Ok(());
         }
-        let replayed = record.game().map_err(|e| corrupt(&self.store, id, e))?;
-        let Some(side) = replayed.to_move() else {
+        let Some(side) = game.record.game().to_move() else {
             return Ok(());
         };
         if record.computer == Some(side) || record.player(side).address.is_none() {
@@ -91,27 +92,27 @@ impl HostedReferee {
         let idle = now.saturating_sub(record.last_activity);
         let days = idle / 86_400;
         let name = record.player(side).name.clone();
-        let mut scene = Scene {
+        let (reminded, event) = (record.reminded, game.event());
+        let scene = Scene {
             referee: self,
             secrets,
-            sheet: sheet_of(record, replayed),
+            game: &mut game.record,
             id: id.clone(),
-            event: record.ledger.next_event(),
+            event,
             letter: None,
             notes: Default::default(),
             questions: Vec::new(),
         };
         let (what, mails) = if idle >= forfeit {
-            scene.sheet.game.forfeit(side);
-            record.concede(side, Concession::Forfeit, now);
+            scene.game.forfeit(side, now);
             let news = format!("{name} has not moved for {days} days, and so forfeits the game.");
             let what = Reminder::Forfeited {
                 game: id.to_string(),
                 player: name,
             };
             (what, scene.both(&news, None))
-        } else if idle >= nudge && record.reminded.is_none() {
-            record.reminded = Some(now);
+        } else if idle >= nudge && reminded.is_none() {
+            scene.game.reminded(now);
             let news = format!("a reminder: it has been your move for {days} days.");
             let what = Reminder::Nudged {
                 game: id.to_string(),
