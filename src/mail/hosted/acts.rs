@@ -88,23 +88,30 @@ impl Scene<'_> {
             }
         }
         if !conditions.is_empty() {
-            match self.keep_conditions(side, &conditions) {
-                Ok(()) => {}
-                Err(refusal) => refused.push(refusal),
+            if let Err(refusal) = self.keep_conditions(side, &conditions) {
+                refused.push(refusal);
             }
         }
         if moved || news.iter().any(|n| !n.is_empty()) {
-            if let Some(said) = self.apply_conditions(now) {
-                news.push(said);
-            }
-            if !self.game.game().is_over() {
-                if let Some(replies) = self.game.computer_replies(now) {
-                    news.push(self.said(&[replies]));
-                }
-            }
+            news.extend(self.what_follows(now));
         }
         self.note_answers(side);
         self.reply_to_acts(letter, side, news, &refused, from_note)
+    }
+
+    /// What follows a mail's acts: a conditional move they trigger, then
+    /// the computer's turns.
+    fn what_follows(&mut self, now: u64) -> Vec<String> {
+        let mut news = Vec::new();
+        if let Some(said) = self.apply_conditions(now) {
+            news.push(said);
+        }
+        if !self.game.game().is_over() {
+            if let Some(replies) = self.game.computer_replies(now) {
+                news.push(self.said(&[replies]));
+            }
+        }
+        news
     }
 
     /// The replies to a mail's acts: the news to both players (what was

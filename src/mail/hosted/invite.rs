@@ -167,26 +167,20 @@ impl HostedReferee {
             Err(refusal) => return refuse(sender, refusal),
         };
         let now = store::now();
-        // The invitee's limits, checked and used under their own lock.
         let invitee = sheet.players.get(side.other()).address.clone();
-        let _invitee_lock = match (&invitee, computer) {
-            (Some(address), None) => {
-                let digest = secrets.address_digest(address);
-                let lock = self.store.lock(LockOn::Invitee(&digest))?;
-                if let Err(refusal) = self.may_invite(secrets, address, &inviter.address, now)? {
-                    return refuse(sender, refusal);
-                }
-                Some(lock)
-            }
-            _ => None,
-        };
+        let invitee = invitee.filter(|_| computer.is_none());
+        let _invitee_lock =
+            match self.lock_invitee(secrets, invitee.as_deref(), &inviter.address, now)? {
+                Ok(lock) => lock,
+                Err(refusal) => return refuse(sender, refusal),
+            };
         sheet.id = Some(id.to_string());
         let mut record = new_record(&id, &sheet, letter, side, computer, now);
         record.inviter_confirmed = verified;
         let hosted = HostedGame::new(record).map_err(|e| super::corrupt(&self.store, &id, e))?;
         let mut game = Transaction::new(&self.store, game_lock, hosted);
         let event = game.event();
-        let scene = Scene {
+        let mut scene = Scene {
             referee: self,
             secrets,
             game: &mut game.record,
@@ -196,19 +190,7 @@ impl HostedReferee {
             notes: Default::default(),
             questions: Vec::new(),
         };
-        let (replies, summary) = match computer {
-            Some(_) => {
-                let mut news = format!("{} challenges the computer.", scene.game.name(side));
-                if let Some(replies) = scene.game.computer_replies(now) {
-                    news = news + " " + &scene.said(&[replies]);
-                }
-                (scene.both(&news, None), news)
-            }
-            None => (
-                invitations(&scene, side, &news),
-                format!("invitation sent by {}", inviter.address),
-            ),
-        };
+        let (replies, summary) = scene.opening(side, computer.is_some(), &news, inviter, now);
         // The game first: it is the mail's record (a retry finds it by its
         // id). Then the sender's count; lost to a crash, it is one answer
         // the sender gets for free, never a mail lost.
@@ -220,6 +202,26 @@ impl HostedReferee {
         let mut report = Report::about(&id, summary);
         game.send(postman, &mut report)?;
         Ok(report)
+    }
+
+    /// The invitee's lock, held while their limits are checked and used
+    /// (none for a game against the computer, `invitee` `None`); the
+    /// refusal when the inviter may not invite them now.
+    fn lock_invitee(
+        &self,
+        secrets: &Secrets,
+        invitee: Option<&str>,
+        inviter: &str,
+        now: u64,
+    ) -> Result<Result<Option<Lock>, Refusal>, StoreError> {
+        let Some(address) = invitee else {
+            return Ok(Ok(None));
+        };
+        let digest = secrets.address_digest(address);
+        let lock = self.store.lock(LockOn::Invitee(&digest))?;
+        Ok(self
+            .may_invite(secrets, address, inviter, now)?
+            .map(|()| Some(lock)))
     }
 
     /// The id for the game this mail starts, locked: free, or the one it
@@ -338,6 +340,29 @@ fn new_record(
 }
 
 /// The invitation to the invitee, and the word to the inviter.
+impl Scene<'_> {
+    /// A new game's first mails, and the summary for the log: the
+    /// invitations, or against the computer the board after its turns.
+    fn opening(
+        &mut self,
+        side: Side,
+        against_computer: bool,
+        news: &str,
+        inviter: &Mailbox,
+        now: u64,
+    ) -> (Vec<super::Outgoing>, String) {
+        if !against_computer {
+            let summary = format!("invitation sent by {}", inviter.address);
+            return (invitations(self, side, news), summary);
+        }
+        let mut news = format!("{} challenges the computer.", self.game.name(side));
+        if let Some(replies) = self.game.computer_replies(now) {
+            news = news + " " + &self.said(&[replies]);
+        }
+        (self.both(&news, None), news)
+    }
+}
+
 fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing> {
     let sheet = &scene.game.sheet();
     let invitee = inviter.other();

@@ -15,6 +15,31 @@ use crate::mail::sheet_referee::seat_opponent;
 use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
 
+/// The answer to a keyless mail that asks for a game's rules or help,
+/// else (its sender plays no game here) why nothing was done.
+fn keyless_answer(letter: &Letter) -> String {
+    if let Some(ruleset) = letter.rules_asked() {
+        return format!(
+            "{} the rules of {}, as you asked.\n\n{}",
+            compose::REFEREE_LINE,
+            ruleset.title(),
+            crate::guide::ruleset_text(ruleset)
+        );
+    }
+    if letter.has(&Command::Help) {
+        return format!(
+            "{} help, as you asked.\n\n{}",
+            compose::REFEREE_LINE,
+            super::help_text(None)
+        );
+    }
+    format!(
+        "{} your mail was read, but nothing was done:\n\n{}",
+        compose::REFEREE_LINE,
+        note(&Refusal::NoKey.to_string())
+    )
+}
+
 impl HostedReferee {
     pub(super) fn keyless(
         &self,
@@ -50,43 +75,22 @@ impl HostedReferee {
         // From spelt it.
         let registered = registered_in(games, &from.address);
         let from = registered.as_ref().unwrap_or(from);
-        let games_text = self.games_text(secrets, Ok(games), &from.address);
         let help = letter.has(&Command::Help);
-        let rules = letter.rules_asked();
         let only_game = self.only_game_key(secrets, games, &from.address);
         // Their boards and keys go to their own address, so a forger gains
         // nothing; how many a day depends on whether they have shown a key.
         let plays_here = registered.is_some();
-        let answer = {
-            let reply_to = only_game.filter(|_| plays_here && !help);
-            let mut body = String::new();
-            if let Some(ruleset) = rules {
-                body.push_str(&format!(
-                    "{} the rules of {}, as you asked.\n\n{}",
-                    compose::REFEREE_LINE,
-                    ruleset.title(),
-                    crate::guide::ruleset_text(ruleset)
-                ));
-            } else if help {
-                body.push_str(&format!(
-                    "{} help, as you asked.\n\n",
-                    compose::REFEREE_LINE
-                ));
-                body.push_str(&super::help_text(None));
-            } else if plays_here {
-                body.push_str(&format!(
-                    "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
-                    compose::REFEREE_LINE
-                ));
-            } else {
-                body.push_str(&format!(
-                    "{} your mail was read, but nothing was done:\n\n",
-                    compose::REFEREE_LINE
-                ));
-                body.push_str(&note(&Refusal::NoKey.to_string()));
-            }
-            (body, reply_to)
+        let reply_to = only_game.filter(|_| plays_here && !help);
+        let body = if plays_here && !help && letter.rules_asked().is_none() {
+            let games_text = self.games_text(secrets, Ok(games), &from.address);
+            format!(
+                "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
+                compose::REFEREE_LINE
+            )
+        } else {
+            keyless_answer(letter)
         };
+        let answer = (body, reply_to);
         let counted_as_player = plays_in(games, &from.address);
         self.answer_sender(
             secrets,
