@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use mail_parser::MessageParser;
 use mancala::engine::Side;
 use mancala::sheet::Sheet;
 
@@ -18,13 +17,7 @@ const ALICE: &str = "alice@players.example";
 const BOB: &str = "bob@players.example";
 
 /// A mail the referee sent, as a player's client shows it.
-#[derive(Clone, Debug)]
-struct Received {
-    to: String,
-    reply_to: String,
-    subject: String,
-    body: String,
-}
+type Received = common::Written;
 
 impl Received {
     fn sheet(&self) -> Sheet {
@@ -81,23 +74,7 @@ impl Referee {
             if !self.seen.borrow_mut().insert(path.clone()) {
                 continue;
             }
-            let raw = std::fs::read(&path).unwrap();
-            let message = MessageParser::default().parse(&raw).unwrap();
-            let address = |a: Option<&mail_parser::Address>| {
-                a.and_then(|a| a.first())
-                    .and_then(|a| a.address())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            sent.push(Received {
-                to: address(message.to()),
-                reply_to: address(message.reply_to()),
-                subject: message.subject().unwrap_or_default().to_string(),
-                body: message
-                    .body_text(0)
-                    .unwrap_or_default()
-                    .replace("\r\n", "\n"),
-            });
+            sent.push(common::read_written(&path));
         }
         sent
     }

@@ -5,8 +5,6 @@
 
 use std::path::PathBuf;
 
-use mail_parser::MessageParser;
-
 mod common;
 
 use common::{repo, run, stderr, temp_dir};
@@ -15,13 +13,7 @@ const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "Alice <alice@players.example>";
 const BOB: &str = "Bob <bob@players.example>";
 
-struct Sent {
-    to: String,
-    reply_to: String,
-    subject: String,
-    message_id: String,
-    body: String,
-}
+type Sent = common::Written;
 
 /// Referees `raw`; returns the replies it wrote into `out`, by recipient.
 fn deliver(store: &str, out: &std::path::Path, raw: &str) -> Vec<Sent> {
@@ -34,24 +26,7 @@ fn deliver(store: &str, out: &std::path::Path, raw: &str) -> Vec<Sent> {
     assert!(output.status.success(), "{}", stderr(&output));
     let mut sent = Vec::new();
     for path in files(out).into_iter().filter(|p| !before.contains(p)) {
-        let raw = std::fs::read(&path).unwrap();
-        let message = MessageParser::default().parse(&raw).unwrap();
-        let address = |a: Option<&mail_parser::Address>| {
-            a.and_then(|a| a.first())
-                .and_then(|a| a.address())
-                .unwrap_or_default()
-                .to_string()
-        };
-        sent.push(Sent {
-            to: address(message.to()),
-            reply_to: address(message.reply_to()),
-            subject: message.subject().unwrap_or_default().to_string(),
-            message_id: message.message_id().unwrap_or_default().to_string(),
-            body: message
-                .body_text(0)
-                .unwrap_or_default()
-                .replace("\r\n", "\n"),
-        });
+        sent.push(common::read_written(&path));
     }
     sent
 }

@@ -120,3 +120,35 @@ pub fn mutate(
         }
     }
 }
+
+/// A reply the referee wrote into a `dir:` outbox, as the tests read it.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub to: String,
+    pub reply_to: String,
+    pub subject: String,
+    pub message_id: String,
+    pub body: String,
+}
+
+/// The reply in the file at `path`.
+pub fn read_written(path: &std::path::Path) -> Written {
+    let raw = std::fs::read(path).unwrap();
+    let message = mail_parser::MessageParser::default().parse(&raw).unwrap();
+    let address = |a: Option<&mail_parser::Address>| {
+        a.and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_string()
+    };
+    Written {
+        to: address(message.to()),
+        reply_to: address(message.reply_to()),
+        subject: message.subject().unwrap_or_default().to_string(),
+        message_id: message.message_id().unwrap_or_default().to_string(),
+        body: message
+            .body_text(0)
+            .unwrap_or_default()
+            .replace("\r\n", "\n"),
+    }
+}
