@@ -7,10 +7,10 @@
 use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
 use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use mancala::engine::{Ruleset, SplitMix64};
-use mancala::mail::compose::Outgoing;
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::sheet_referee::{Decision, SheetReferee};
 use mancala::sheet::{parse_sowings, Players, Sheet};
 

@@ -16,6 +16,7 @@
 
 mod index;
 mod keys;
+pub mod outbox;
 pub mod ratings;
 mod record;
 mod upgrade;
@@ -30,10 +31,11 @@ use serde::Serialize;
 
 pub use index::Due;
 pub use keys::{mailbox_key, Secrets};
+pub use outbox::{Delivery, Mailbox, Outgoing};
 pub use record::{
-    Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    Ledgered, MailKey, Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord,
-    SetUpRecord, Standing, Turn, FORMAT, HANDLED_KEPT,
+    Conceded, Concession, Conditional, GameId, GameRecord, Handled, Ledger, Ledgered, MailKey,
+    Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing, Turn,
+    FORMAT, HANDLED_KEPT,
 };
 pub use view::{player_of, record_sheet, sheet_of, summary};
 

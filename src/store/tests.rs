@@ -211,11 +211,13 @@ fn keys_and_ids_derive_from_the_secret() {
 #[test]
 fn the_ledger_settles_each_reply_on_its_own() {
     let mut ledger = Ledger::default();
-    let envelope = |id: &str| Envelope {
+    let envelope = |id: &str| Outgoing {
         message_id: id.into(),
-        event: 1,
-        to_name: None,
-        to: "a@x".into(),
+        event: 0,
+        to: Mailbox {
+            name: None,
+            address: "a@x".into(),
+        },
         reply_to: None,
         subject: "s".into(),
         body: "b".into(),
@@ -236,6 +238,10 @@ fn the_ledger_settles_each_reply_on_its_own() {
     );
     assert_eq!(ledger.handled(&mail), Some(1));
     assert_eq!(ledger.pending().count(), 2);
+    assert!(
+        ledger.pending().all(|e| e.event == 1),
+        "marked with its event"
+    );
     ledger.settle("r1", Delivery::Sent);
     assert_eq!(
         ledger
@@ -335,4 +341,19 @@ fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
         // 16 bytes a mail beyond those kept whole.
         assert_eq!(ledger.older.len(), if remembered { 5 * 16 } else { 0 });
     }
+}
+
+#[test]
+fn a_reply_is_kept_in_the_game_file_as_format_3_has_always_written_it() {
+    // The one outgoing type is stored as is: its recipient flattened into
+    // `to_name` and `to`, so files written before it read, and read back.
+    let written = r#"{"message_id":"abcdef.2.south@r.example","event":2,"to_name":"Alice","to":"alice@x.example","reply_to":null,"subject":"s","body":"b","in_reply_to":null,"references":["m1"],"delivery":{"state":"pending"}}"#;
+    let reply: Outgoing = serde_json::from_str(written).unwrap();
+    assert_eq!(reply.to.name.as_deref(), Some("Alice"));
+    assert_eq!(reply.to.address, "alice@x.example");
+    assert_eq!((reply.event, reply.html.as_deref()), (2, None));
+    assert_eq!(serde_json::to_string(&reply).unwrap(), written);
+    let sent = written.replace("pending", "sent");
+    let reply: Outgoing = serde_json::from_str(&sent).unwrap();
+    assert_eq!(reply.delivery, Delivery::Sent);
 }

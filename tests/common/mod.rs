@@ -85,7 +85,7 @@ impl AsRef<std::path::Path> for TempDir {
 pub fn press_reply(
     referee: &str,
     from: &str,
-    received: &mancala::mail::compose::Outgoing,
+    received: &mancala::mail::outgoing::Outgoing,
     words: &str,
     message_id: &str,
 ) -> String {
