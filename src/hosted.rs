@@ -581,3 +581,187 @@ impl Ledgered for HostedGame {
         self.record.save(store, durable)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Ruleset;
+    use crate::store::{GameId, MailKey, PlayerRecord, FORMAT};
+
+    /// A Wari game between Alice (South, to move first) and Bob, standing so.
+    fn game(standing: Standing, computer: Option<Side>) -> HostedGame {
+        let player = |name: &str| PlayerRecord {
+            name: name.into(),
+            address: Some(format!("{}@players.example", name.to_lowercase())),
+        };
+        HostedGame::new(GameRecord {
+            format: FORMAT,
+            id: GameId::parse("abcdef").unwrap(),
+            ruleset: Ruleset::Wari,
+            stones: 4,
+            variant: None,
+            first: Side::South,
+            setup: None,
+            south: player("Alice"),
+            north: player("Bob"),
+            computer,
+            standing,
+            turns: Vec::new(),
+            conceded: None,
+            started_by: MailKey("m0".into()),
+            inviter: Side::South,
+            inviter_confirmed: false,
+            created: 100,
+            last_activity: 100,
+            reminded: None,
+            offer: None,
+            conditions: Vec::new(),
+            ledger: Ledger::default(),
+        })
+        .unwrap()
+    }
+
+    fn pits(text: &str) -> Vec<Pit> {
+        crate::sheet::parse_sowings(text).unwrap()
+    }
+
+    fn condition(side: Side, reply: &str, answer: &str) -> Conditional {
+        Conditional {
+            side,
+            reply: pits(reply),
+            answer: pits(answer),
+        }
+    }
+
+    #[test]
+    fn a_kept_condition_plays_its_answer_when_its_reply_comes() {
+        let mut hosted = game(Standing::Playing, None);
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        let kept = hosted.keep_conditions(Side::South, &[(pits("c"), pits("d"))]);
+        assert_eq!(
+            kept,
+            Ok(Event::ConditionsKept {
+                side: Side::South,
+                kept: vec![condition(Side::South, "c", "d")],
+                dropped: Vec::new(),
+                cut: false,
+            })
+        );
+        hosted.play(Side::North, &pits("c"), 300).unwrap();
+        let events = hosted.answer_conditions(400);
+        assert!(
+            matches!(events.as_slice(), [Event::ConditionPlayed { condition: c }, Event::Played { side: Side::South, .. }] if *c == condition(Side::South, "c", "d")),
+            "{events:?}"
+        );
+        assert_eq!(
+            hosted.record().turns.len(),
+            3,
+            "the answer is a turn of the record"
+        );
+        assert_eq!(hosted.game().ply(), 3, "and of the game");
+        assert!(hosted.record().conditions.is_empty(), "played once");
+    }
+
+    #[test]
+    fn a_condition_whose_reply_does_not_come_is_dropped_with_what_came() {
+        let mut hosted = game(Standing::Playing, None);
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        hosted
+            .keep_conditions(Side::South, &[(pits("c"), pits("d"))])
+            .unwrap();
+        hosted.play(Side::North, &pits("e"), 300).unwrap();
+        assert_eq!(
+            hosted.answer_conditions(400),
+            vec![Event::ConditionsMissed {
+                side: Side::South,
+                waiting: vec![condition(Side::South, "c", "d")],
+                played: pits("e"),
+            }]
+        );
+        assert!(hosted.record().conditions.is_empty());
+        assert_eq!(hosted.game().to_move(), Some(Side::South), "nothing played");
+    }
+
+    #[test]
+    fn if_lines_are_checked_against_the_position_the_opponent_answers() {
+        let mut hosted = game(Standing::Playing, None);
+        assert_eq!(
+            hosted.keep_conditions(Side::South, &[(pits("c"), pits("d"))]),
+            Err(GameRefusal::ConditionsNeedMove),
+            "before the writer's move"
+        );
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        let no_such = pits("h"); // Wari has six pits a side
+        let lines = [
+            (no_such.clone(), pits("d")),
+            (pits("a"), pits("d")),
+            (pits("a"), pits("e")),
+            (pits("b"), no_such),
+        ];
+        let Ok(Event::ConditionsKept { kept, dropped, .. }) =
+            hosted.keep_conditions(Side::South, &lines)
+        else {
+            panic!("kept");
+        };
+        assert_eq!(kept, vec![condition(Side::South, "a", "d")]);
+        let why: Vec<&Dropped> = dropped.iter().map(|(_, why)| why).collect();
+        assert!(
+            matches!(
+                why.as_slice(),
+                [
+                    Dropped::ReplyIllegal,
+                    Dropped::Repeated,
+                    Dropped::Answer(GameRefusal::Illegal(_))
+                ]
+            ),
+            "{why:?}"
+        );
+        assert_eq!(hosted.record().conditions, kept, "the kept line stored");
+        let many = vec![(pits("a"), pits("d")); CONDITIONS + 1];
+        let cut = hosted.keep_conditions(Side::South, &many);
+        assert!(matches!(cut, Ok(Event::ConditionsKept { cut: true, .. })));
+        let mut computer = game(Standing::Playing, Some(Side::North));
+        computer.play(Side::South, &pits("c"), 200).unwrap();
+        assert_eq!(
+            computer.keep_conditions(Side::South, &[(pits("c"), pits("d"))]),
+            Err(GameRefusal::NoConditionsAgainstComputer)
+        );
+    }
+
+    #[test]
+    fn an_invitation_is_answered_by_its_invitee_alone_and_once() {
+        let invited = Standing::Invited {
+            invitee: Side::North,
+        };
+        let mut hosted = game(invited, None);
+        assert_eq!(
+            hosted.accept_invitation(Side::South, 200),
+            Err(GameRefusal::NotInvited)
+        );
+        hosted.name_invitee(Side::South, "Mallory".into());
+        assert_eq!(hosted.name(Side::South), "Alice", "only the invitee's name");
+        hosted.name_invitee(Side::North, "Robert".into());
+        assert_eq!(hosted.name(Side::North), "Robert");
+        assert_eq!(
+            hosted.decline_invitation(Side::North, 300),
+            Ok(Event::InvitationDeclined { by: Side::North })
+        );
+        assert_eq!(hosted.record().standing, Standing::Declined);
+        assert_eq!(hosted.record().last_activity, 300);
+        assert_eq!(
+            hosted.accept_invitation(Side::North, 400),
+            Err(GameRefusal::NotInvited),
+            "a declined game stays declined"
+        );
+        let mut hosted = game(invited, None);
+        assert_eq!(
+            hosted.accept_invitation(Side::North, 200),
+            Ok(Event::InvitationAccepted { by: Side::North })
+        );
+        assert_eq!(hosted.record().standing, Standing::Playing);
+        hosted.key_shown(Side::North);
+        assert!(!hosted.record().inviter_confirmed, "the invitee's key");
+        hosted.key_shown(Side::South);
+        assert!(hosted.record().inviter_confirmed, "the inviter's own key");
+    }
+}
