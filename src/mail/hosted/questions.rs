@@ -51,8 +51,13 @@ impl Scene<'_> {
             }
             Command::Ratings(ruleset) => (
                 "the ratings, as you asked.".into(),
-                match self.referee.store.ratings_after(*ruleset, record) {
-                    Ok(list) => ratings_text(&list, address),
+                match (self.referee.store).leaders(
+                    *ruleset,
+                    RATINGS_SHOWN,
+                    Some(address),
+                    Some(record),
+                ) {
+                    Ok(leaders) => ratings_text(&leaders),
                     Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
                 },
             ),
@@ -177,14 +182,12 @@ fn marked(what: &str, sheet: &Sheet) -> String {
 
 /// The best of each game and the asker's own standing: a mail that
 /// fits a window however many play here.
-fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
-    let shown = ratings::leaders(list, RATINGS_SHOWN, &crate::store::mailbox_key(address));
-    let mut text = ratings::table(&shown);
-    if shown.len() < list.len() {
+fn ratings_text(leaders: &ratings::Leaders) -> String {
+    let mut text = ratings::table(&leaders.list);
+    if leaders.cut {
         let _ = writeln!(
             text,
-            "\n(The best {RATINGS_SHOWN} of each game, and yours, of {} in all.)",
-            list.len()
+            "\n(The best {RATINGS_SHOWN} of each game, and yours.)"
         );
     }
     text
