@@ -25,9 +25,10 @@
 //! So a crash at any point leaves at worst an extra entry, never a game
 //! missing from the index: every reader checks what an entry says against
 //! the game it loads and ignores a stale one, and the game's next save,
-//! which finds it in `games/<id>`, takes it away. `pending/` alone is not
-//! synced: lost to a power cut, it only delays the resending of a notice
-//! (replies to mails are resent by the MTA's retry anyway).
+//! which finds it in `games/<id>`, takes it away. `pending/` and
+//! `games/<id>` are not synced: lost to a power cut, the one only delays
+//! the resending of a notice (replies to mails are resent by the MTA's
+//! retry anyway), the other leaves a stale entry, which readers ignore.
 //!
 //! Ratings: a game saved as ended is counted once, by its id, under the
 //! `ratings` lock (see the `ladder` module); `to-rate/<id>`, made before
@@ -47,8 +48,8 @@ use std::path::{Path, PathBuf};
 
 use super::ratings::{self, Count};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Folder, GameId, GameRecord, Listing, LockOn,
-    Secrets, Standing, Store, StoreError,
+    io_error, mailbox_key, replace_file, sync_folder, Durability, GameId, GameRecord, Listing,
+    LockOn, Secrets, Standing, Store, StoreError,
 };
 use crate::engine::{Game, Side};
 
@@ -94,7 +95,8 @@ impl Store {
         self.build_index(secrets)?;
         let (index, version) = (self.index_dir(), self.index_dir().join("version"));
         let text = format!("{VERSION}\n");
-        replace_file(&index, &version, text.as_bytes(), Folder::Synced).map_err(io_error(&version))
+        replace_file(&index, &version, text.as_bytes(), Durability::Whole)
+            .map_err(io_error(&version))
     }
 
     /// Is the index whole, and of this referee's layout?
@@ -240,7 +242,7 @@ impl Store {
             &dir,
             &path,
             hints_text(entries).as_bytes(),
-            Folder::Unsynced,
+            Durability::Hint,
         )
         .map_err(io_error(&path))
     }

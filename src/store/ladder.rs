@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use super::index::{make_entry, names_in, remove_entry};
 use super::ratings::{self, Count, Leaders, Player, Rating};
 use super::{
-    io_error, sync_folder, Folder, GameId, GameRecord, LockOn, Secrets, Store, StoreError,
+    io_error, sync_folder, Durability, GameId, GameRecord, LockOn, Secrets, Store, StoreError,
 };
 use crate::engine::Ruleset;
 
@@ -304,7 +304,7 @@ impl Store {
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         for (digest, player) in players {
             let path = dir.join(format!("{digest}.json"));
-            super::write_record(&dir, &path, player, Folder::Unsynced)?;
+            super::write_record(&dir, &path, player, Durability::Contents)?;
         }
         sync_folder(&dir).map_err(io_error(&dir))
     }
