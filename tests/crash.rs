@@ -115,6 +115,9 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
             sender.ledger.events
         ));
     }
+    // The ratings: a game ended (a forfeit) counted once, a count cut
+    // short by the kill finished as the uninterrupted run made it.
+    games.push(format!("ratings {:?}", store.ratings(None).unwrap()));
     games.sort();
     (sent, games)
 }
