@@ -320,7 +320,9 @@ fn tournament_counts_wins_draws_and_losses() {
 /// A referee started with its standard output closed (a careless crontab,
 /// an odd MTA) has it opened on /dev/null first, as std's own start does:
 /// a store file it opens (its key, a lock, a game) never becomes standard
-/// output, so never has a reply written into it.
+/// output, so never has a reply written into it. With `--send stdout` the
+/// replies would go nowhere and be marked sent: that is refused (75, the
+/// mail kept, nothing done); with another transport the mail is handled.
 #[cfg(unix)]
 #[test]
 fn a_closed_standard_output_never_becomes_a_store_file() {
@@ -329,22 +331,30 @@ fn a_closed_standard_output_never_becomes_a_store_file() {
 
     let dir = temp_dir("closed-stdout");
     let store = dir.join("store");
-    // The shell closes standard output (`>&-`) and runs the referee in its place.
-    let mut command = Command::new("/bin/sh");
-    command
-        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
-        .args(["mail", "--from", "referee@referee.example", "--store"])
-        .arg(&store)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"From: alice@players.example\nTo: referee@referee.example\nMessage-ID: <closed@x>\n\nnew wari with computer\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let referee = |send: &str| {
+        // The shell closes standard output (`>&-`) and runs the referee in its place.
+        let mut command = Command::new("/bin/sh");
+        command
+            .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
+            .args(["mail", "--from", "referee@referee.example", "--send", send])
+            .arg("--store")
+            .arg(&store)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        // The refused run may exit before reading.
+        let _ = child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"From: alice@players.example\nTo: referee@referee.example\nMessage-ID: <closed@x>\n\nnew wari with computer\n");
+        child.wait_with_output().unwrap()
+    };
+    let refused = referee("stdout");
+    assert_eq!(refused.status.code(), Some(75), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("standard output is closed"));
+    assert!(!store.exists(), "nothing is done, no store made");
+    let out = referee(&format!("dir:{}", dir.join("out").display()));
     assert!(out.status.success(), "{}", stderr(&out));
     let games: Vec<_> = std::fs::read_dir(&store)
         .unwrap()

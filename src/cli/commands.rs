@@ -85,7 +85,12 @@ pub fn run(args: Args) -> CliResult {
             for (name, error) in &run.kept {
                 log(&format!("{name}: kept in new/ for the next run: {error}"));
             }
-            match run.kept.len() {
+            for (name, why) in &run.skipped {
+                log(&format!("{name}: {why}"));
+            }
+            // An unreadable message is one still to handle; a folder is none.
+            let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
+            match run.kept.len() + unread.count() {
                 0 => Ok(()),
                 n => Err(Failure {
                     code: super::exit::TEMPFAIL,
@@ -106,6 +111,7 @@ pub fn run(args: Args) -> CliResult {
             send,
             from,
         } => {
+            kept_by(&send)?;
             let referee = HostedReferee::new(&from, open_store_or_default(store)?);
             remind(&referee, send, nudge, forfeit)
         }
@@ -289,6 +295,7 @@ fn with_referee(
     args: super::args::RefereeArgs,
     work: impl FnOnce(&dyn Referee, &Postbox, usize) -> CliResult,
 ) -> CliResult {
+    kept_by(&args.send)?;
     let identity = Identity::new(&args.from);
     let postbox = Postbox {
         transport: args.send,
@@ -300,6 +307,41 @@ fn with_referee(
         let store = open_store_or_default(args.store)?;
         work(&HostedReferee { identity, store }, &postbox, args.max_size)
     }
+}
+
+/// Refuses `--send stdout` when standard output keeps nothing: std's start
+/// opens a closed one on /dev/null, where every reply would "go" and be
+/// marked sent. Exit 75 before anything is done, so the mail is kept.
+fn kept_by(send: &Transport) -> CliResult {
+    if *send == Transport::Stdout && stdout_is_null() {
+        return Err(Failure {
+            code: super::exit::TEMPFAIL,
+            message: "--send stdout, but standard output is closed (or /dev/null): \
+                      the replies would be lost, so nothing is done; send them elsewhere \
+                      (--send dir:PATH, sendmail, smtp://...)"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn stdout_is_null() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let out = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata());
+    match (out, std::fs::metadata("/dev/null")) {
+        (Ok(out), Ok(null)) => out.file_type().is_char_device() && out.rdev() == null.rdev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn stdout_is_null() -> bool {
+    false
 }
 
 /// `mail --owner ... --filter`: a procmail filter on a person's mailbox.
