@@ -283,8 +283,9 @@ fn an_unreadable_message_is_logged_and_stays_for_the_next_run() {
 }
 
 /// `--send stdout` with standard output closed (std's start opens it on
-/// /dev/null) would mark replies sent that went nowhere: the run is refused
-/// with 75 before anything is read, and every message stays in new/.
+/// /dev/null, read and write) would mark replies sent that went nowhere:
+/// the run is refused with 75 before anything is read, and every message
+/// stays in new/.
 #[cfg(unix)]
 #[test]
 fn replies_to_a_closed_standard_output_are_refused_and_the_mail_kept() {

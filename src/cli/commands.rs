@@ -110,11 +110,7 @@ pub fn run(args: Args) -> CliResult {
             store,
             send,
             from,
-        } => {
-            kept_by(&send)?;
-            let referee = HostedReferee::new(&from, open_store_or_default(store)?);
-            remind(&referee, send, nudge, forfeit)
-        }
+        } => remind(store, send, &from, (nudge, forfeit)),
         Command::Play {
             start,
             side,
@@ -309,38 +305,51 @@ fn with_referee(
     }
 }
 
-/// Refuses `--send stdout` when standard output keeps nothing: std's start
-/// opens a closed one on /dev/null, where every reply would "go" and be
-/// marked sent. Exit 75 before anything is done, so the mail is kept.
+/// Refuses `--send stdout` when standard output was closed: std's start
+/// opened it on /dev/null, where every reply would "go" and be marked
+/// sent. Exit 75 before anything is done, so the mail is kept. (A
+/// `>/dev/null` of one's own throws the replies away on purpose: allowed.)
 fn kept_by(send: &Transport) -> CliResult {
-    if *send == Transport::Stdout && stdout_is_null() {
+    if *send == Transport::Stdout && stdout_was_closed() {
         return Err(Failure {
             code: super::exit::TEMPFAIL,
-            message: "--send stdout, but standard output is closed (or /dev/null): \
-                      the replies would be lost, so nothing is done; send them elsewhere \
-                      (--send dir:PATH, sendmail, smtp://...)"
+            message: "--send stdout, but standard output is closed: the replies would be \
+                      lost, so nothing is done; send them elsewhere (--send dir:PATH, \
+                      sendmail, smtp://...)"
                 .to_string(),
         });
     }
     Ok(())
 }
 
-#[cfg(unix)]
-fn stdout_is_null() -> bool {
+/// Is standard output the /dev/null that std's start opens on a closed
+/// one? That one is open read and write (`O_RDWR`, as Linux's fdinfo
+/// tells); a shell's or a parent's `>/dev/null` is write-only.
+#[cfg(target_os = "linux")]
+fn stdout_was_closed() -> bool {
     use std::os::fd::AsFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let out = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()
         .and_then(|fd| std::fs::File::from(fd).metadata());
-    match (out, std::fs::metadata("/dev/null")) {
+    let is_null = match (out, std::fs::metadata("/dev/null")) {
         (Ok(out), Ok(null)) => out.file_type().is_char_device() && out.rdev() == null.rdev(),
         _ => false,
-    }
+    };
+    let flags = std::fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            let octal = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u32::from_str_radix(octal.trim(), 8).ok()
+        });
+    const ACCESS_MODE: u32 = 0o3;
+    const READ_WRITE: u32 = 0o2;
+    is_null && flags.is_some_and(|f| f & ACCESS_MODE == READ_WRITE)
 }
 
-#[cfg(not(unix))]
-fn stdout_is_null() -> bool {
+#[cfg(not(target_os = "linux"))]
+fn stdout_was_closed() -> bool {
     false
 }
 
@@ -613,21 +622,59 @@ fn list_ratings(store: &Store, ruleset: Option<mancala::engine::Ruleset>, json: 
     print(&out)
 }
 
-fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {
+/// `mancala remind`: its durations checked, and where the mail goes,
+/// before the store is opened.
+fn remind(
+    store: Option<std::path::PathBuf>,
+    send: Transport,
+    from: &str,
+    (nudge, forfeit): (u64, u64),
+) -> CliResult {
+    use mancala::mail::hosted::Reminder;
+    if forfeit < nudge {
+        return Err(Failure::usage(format!(
+            "--forfeit ({}) is shorter than --nudge ({}): a player would forfeit before \
+             being reminded; give a --forfeit at least as long as --nudge",
+            super::args::show_duration(forfeit),
+            super::args::show_duration(nudge)
+        )));
+    }
+    kept_by(&send)?;
+    let referee = HostedReferee::new(from, open_store_or_default(store)?);
     let postbox = Postbox {
         transport: send,
         identity: referee.identity.clone(),
     };
-    let (done, problems) = referee
-        .remind(mancala::store::now(), nudge, forfeit, &postbox)
+    let run = referee
+        .clock(mancala::store::now(), nudge, forfeit, &postbox)
         .map_err(|e| tempfail(&e))?;
-    for what in &done {
-        log(&format!("{what:?}"));
+    for what in &run.done {
+        log(&what.to_string());
     }
-    for problem in &problems {
+    for problem in &run.problems {
         log(&problem.to_string());
     }
-    match problems.len() {
+    let count = |f: fn(&Reminder) -> bool| run.done.iter().filter(|r| f(r)).count();
+    let mut skips = run.skipped.clone();
+    skips.sort_unstable();
+    let why: Vec<String> = skips
+        .chunk_by(|a, b| a == b)
+        .map(|same| format!("{} {}", same.len(), same[0]))
+        .collect();
+    let why = match why.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", why.join(", ")),
+    };
+    log(&format!(
+        "- remind: {} reminded, {} forfeited, {} with notices resent, {} left alone{why}, \
+         {} not handled",
+        count(|r| matches!(r, Reminder::Nudged { .. })),
+        count(|r| matches!(r, Reminder::Forfeited { .. })),
+        count(|r| matches!(r, Reminder::Resent { .. })),
+        run.skipped.len(),
+        run.problems.len()
+    ));
+    match run.problems.len() {
         0 => Ok(()),
         n => Err(Failure {
             code: super::exit::TEMPFAIL,
