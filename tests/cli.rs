@@ -248,6 +248,29 @@ fn help_reads_well() {
         );
     }
     assert!(text.contains("Exit status"));
+    // Each --opponent says which opponents there are, and the default.
+    for (command, default) in [
+        ("hint", "(default: perfect)"),
+        ("play", "greedy for mankala)"),
+    ] {
+        let out = mancala(&[command, "--help"], "");
+        let help = stdout(&out)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for needle in [
+            "greedy (Critchlow's)",
+            "perfect (exact",
+            "blitz (1 ms)",
+            "search-Nms",
+            default,
+        ] {
+            assert!(
+                help.contains(needle),
+                "{command} --help: no {needle} in\n{help}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -255,7 +278,7 @@ fn play_takes_moves_piped_in_and_saves_the_sheet() {
     let dir = temp_dir("play");
     let save = dir.join("game.txt");
     // More moves than the game needs, some illegal: each gets an answer.
-    let moves: String = "help\nhint\nd\nundo\n".to_string() + &"a\nb\nc\nd\ne\nf\n".repeat(60);
+    let moves: String = "help\nhint\nz\nd\nundo\n".to_string() + &"a\nb\nc\nd\ne\nf\n".repeat(60);
     let out = mancala(
         &[
             "play",
@@ -273,6 +296,7 @@ fn play_takes_moves_piped_in_and_saves_the_sheet() {
         "Type a pit to sow it",
         "Hint: ",
         "Taken back.",
+        "'z' is not a pit: pits are letters a to f (or digits 1 to 6)",
         "North plays ",
         "The game is over.",
         "Result: ",
@@ -558,7 +582,7 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
         let _ = referee.deliver(&Letter::read(mail.as_bytes(), &referee.identity), &postman);
         postman.take()
     };
-    let to = |out: &[mancala::mail::compose::Outgoing], who: &str| {
+    let to = |out: &[mancala::mail::outgoing::Outgoing], who: &str| {
         out.iter().find(|o| o.to.address == who).unwrap().clone()
     };
     let (alice, bob) = ("alice@players.example", "bob@players.example");

@@ -152,8 +152,7 @@ pub enum Command {
     Hint {
         /// The sheet, or - for standard input
         file: PathBuf,
-        /// Which opponent to ask
-        #[arg(long, value_parser = parse_opponent)]
+        #[arg(long, value_parser = parse_opponent, help = hint_opponent_help())]
         opponent: Option<Opponent>,
         /// Print {"move": ..., "eval": ..., "depth": ...}
         #[arg(long)]
@@ -279,6 +278,12 @@ fn variant_help() -> String {
     )
 }
 
+/// Every opponent `--opponent` takes, as `Opponent`'s `FromStr` reads them.
+const OPPONENTS: &str = "greedy (Critchlow's), greedy-X (greedy, else strategy X), \
+    perfect (exact where the solver reaches in about half a second, with the endgame tables; \
+    else strong), strong (100 ms a move), quick (10 ms), blitz (1 ms), search-Nms, random, \
+    first, last, first-largest, last-largest, first-smallest, last-smallest";
+
 /// The opponents, and which is each game's default, from the rulesets' table.
 fn opponent_help() -> String {
     let mut defaults: Vec<String> = Vec::new();
@@ -293,10 +298,14 @@ fn opponent_help() -> String {
         }
     }
     format!(
-        "The computer: greedy (Critchlow's), strong, quick, blitz, random, first, last, \
-         first-largest, ..., greedy-X (default: {})",
+        "The computer: {OPPONENTS} (default: {})",
         defaults.join("; ")
     )
+}
+
+/// `hint`'s opponents: the same, perfect play by default.
+fn hint_opponent_help() -> String {
+    format!("Which opponent to ask: {OPPONENTS} (default: perfect)")
 }
 
 /// Reads a game's name as [`Ruleset`]'s `FromStr` does (any case, any

@@ -144,9 +144,9 @@ pub fn run(args: Args) -> CliResult {
                 .rules()
                 .with_variant(&variant)
                 .map_err(Failure::usage)?;
-            print(&mancala::guide::rules_text_of(&rules))
+            print_rules(&mancala::guide::rules_text_of(&rules))
         }
-        Command::Rules { ruleset, .. } => print(&mancala::guide::rules_text(ruleset)),
+        Command::Rules { ruleset, .. } => print_rules(&mancala::guide::rules_text(ruleset)),
         Command::Solve {
             file,
             json,
@@ -175,6 +175,17 @@ pub fn run(args: Args) -> CliResult {
             };
             super::solve::build_tables(rules, stones_in_pits, &tables)
         }
+    }
+}
+
+/// The rules as plain text at a terminal; their Markdown into a pipe or
+/// a file (`mancala rules > rules.md`).
+fn print_rules(markdown: &str) -> CliResult {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        print(&super::plain::plain(markdown))
+    } else {
+        print(markdown)
     }
 }
 
@@ -215,17 +226,17 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
 }
 
 /// The moves typed, split into sowings: `c-f d` is three.
-fn sowings_of(moves: &[String]) -> Result<Vec<mancala::engine::Pit>, Failure> {
+fn sowings_of(moves: &[String], rules: &Rules) -> Result<Vec<mancala::engine::Pit>, Failure> {
     let mut sowings = Vec::new();
     for m in moves {
-        sowings.extend(sheet::parse_sowings(m).map_err(Failure::data)?);
+        sowings.extend(super::sowings_in(m, rules).map_err(Failure::data)?);
     }
     Ok(sowings)
 }
 
 fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
     let mut sheet = read_sheet(file)?;
-    for pit in sowings_of(moves)? {
+    for pit in sowings_of(moves, sheet.game.rules())? {
         let line = sheet.log_line_awaited();
         sheet
             .game
@@ -257,7 +268,7 @@ fn json_line(game: &Game) -> String {
 }
 
 fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
-    let sowings = sowings_of(moves)?;
+    let sowings = sowings_of(moves, start.rules())?;
     let mut game = Game::from_position(start);
     let mut out = String::new();
     let show = |game: &Game, out: &mut String| {

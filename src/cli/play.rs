@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mancala::engine::{Game, Position, Rules, Side, SplitMix64};
 use mancala::opponent::{Choice, Opponent};
-use mancala::sheet::{self, Players, Sheet};
+use mancala::sheet::{Players, Sheet};
 
 use super::{print, CliResult, Failure};
 
@@ -149,7 +149,7 @@ fn hint_line(game: &Game, rng: &mut SplitMix64) -> String {
 /// The human's typed move (`c`, or `c-f` for a bonus sowing): each
 /// sowing played and the sheet after it, until one is refused.
 fn sow_typed(sheet: &mut Sheet, human: Side, text: &str, out: &mut String) {
-    let pits = match sheet::parse_sowings(text) {
+    let pits = match super::sowings_in(text, sheet.game.rules()) {
         Ok(pits) => pits,
         Err(e) => {
             out.push_str(&format!("{e}; type help for help\n"));
