@@ -553,9 +553,13 @@ mod tests {
 /// Where the solver finds its tables, and how far it may search.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
-    /// The tables' folder: RULESET.tables files, as `mancala tables build` writes them
-    #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
-    pub tables: PathBuf,
+    /// A folder of tables (RULESET.tables, as `mancala tables build` writes them), used before
+    /// the ones built in (the shipped boards/tables: Mankala, Waurie, Kalah); it must exist
+    #[arg(long, env = "MANCALA_TABLES")]
+    pub tables: Option<PathBuf>,
+    /// Search without any tables
+    #[arg(long, conflicts_with = "tables")]
+    pub no_tables: bool,
     /// Positions the exact search may visit before it settles for a depth-limited one
     #[arg(long, default_value_t = 20_000_000)]
     pub nodes: u64,
@@ -573,8 +577,9 @@ pub enum TablesCommand {
         /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
         #[arg(long, help = variant_help())]
         variant: Option<String>,
-        /// The tables' folder; the file is RULESET.tables in it
-        #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
+        /// The folder to write RULESET.tables into (made if need be); tables there, else the
+        /// built-in ones, are extended rather than built anew
+        #[arg(long, env = "MANCALA_TABLES")]
         tables: PathBuf,
     },
 }

@@ -131,8 +131,8 @@ pub fn run(args: Args) -> CliResult {
         } => {
             let rules = rules_of(&rules)?;
             let (a, b) = (
-                super::solve::with_tables(a, &rules),
-                super::solve::with_tables(b, &rules),
+                super::solve::with_tables(a, &rules)?,
+                super::solve::with_tables(b, &rules)?,
             );
             super::play::tournament(rules, a, b, games, seed)
         }

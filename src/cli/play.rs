@@ -23,7 +23,7 @@ pub fn hint(sheet: &Sheet, opponent: Option<Opponent>, json: bool) -> CliResult 
     let opponent = super::solve::with_tables(
         opponent.unwrap_or(Opponent::perfect(None)),
         sheet.game.rules(),
-    );
+    )?;
     let Some(choice) = opponent.choose(&sheet.game, &mut SplitMix64::new(seed())) else {
         return Err(Failure::data(
             "the game is over: there is no move to suggest",
@@ -71,6 +71,7 @@ pub fn play(
 ) -> CliResult {
     let rules = *start.rules();
     let opponent = opponent.unwrap_or_else(|| Opponent::default_for(rules.ruleset));
+    let opponent = super::solve::with_tables(opponent, &rules)?;
     let names = match human {
         Side::South => Players::named("You", "Computer"),
         Side::North => Players::named("Computer", "You"),
