@@ -85,7 +85,12 @@ pub fn run(args: Args) -> CliResult {
             for (name, error) in &run.kept {
                 log(&format!("{name}: kept in new/ for the next run: {error}"));
             }
-            match run.kept.len() {
+            for (name, why) in &run.skipped {
+                log(&format!("{name}: {why}"));
+            }
+            // An unreadable message is one still to handle; a folder is none.
+            let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
+            match run.kept.len() + unread.count() {
                 0 => Ok(()),
                 n => Err(Failure {
                     code: super::exit::TEMPFAIL,
@@ -106,10 +111,7 @@ pub fn run(args: Args) -> CliResult {
             store,
             send,
             from,
-        } => {
-            let referee = HostedReferee::new(&from, open_store_or_default(store)?);
-            remind(&referee, send, nudge, forfeit)
-        }
+        } => remind(store, send, &from, (nudge, forfeit)),
         Command::Play {
             start,
             side,
@@ -130,8 +132,8 @@ pub fn run(args: Args) -> CliResult {
         } => {
             let rules = rules_of(&rules)?;
             let (a, b) = (
-                super::solve::with_tables(a, &rules),
-                super::solve::with_tables(b, &rules),
+                super::solve::with_tables(a, &rules)?,
+                super::solve::with_tables(b, &rules)?,
             );
             super::play::tournament(rules, a, b, games, seed)
         }
@@ -143,9 +145,9 @@ pub fn run(args: Args) -> CliResult {
                 .rules()
                 .with_variant(&variant)
                 .map_err(Failure::usage)?;
-            print(&mancala::guide::rules_text_of(&rules))
+            print_rules(&mancala::guide::rules_text_of(&rules))
         }
-        Command::Rules { ruleset, .. } => print(&mancala::guide::rules_text(ruleset)),
+        Command::Rules { ruleset, .. } => print_rules(&mancala::guide::rules_text(ruleset)),
         Command::Solve {
             file,
             json,
@@ -174,6 +176,17 @@ pub fn run(args: Args) -> CliResult {
             };
             super::solve::build_tables(rules, stones_in_pits, &tables)
         }
+    }
+}
+
+/// The rules as plain text at a terminal; their Markdown into a pipe or
+/// a file (`mancala rules > rules.md`).
+fn print_rules(markdown: &str) -> CliResult {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        print(&super::plain::plain(markdown))
+    } else {
+        print(markdown)
     }
 }
 
@@ -214,17 +227,17 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
 }
 
 /// The moves typed, split into sowings: `c-f d` is three.
-fn sowings_of(moves: &[String]) -> Result<Vec<mancala::engine::Pit>, Failure> {
+fn sowings_of(moves: &[String], rules: &Rules) -> Result<Vec<mancala::engine::Pit>, Failure> {
     let mut sowings = Vec::new();
     for m in moves {
-        sowings.extend(sheet::parse_sowings(m).map_err(Failure::data)?);
+        sowings.extend(super::sowings_in(m, rules).map_err(Failure::data)?);
     }
     Ok(sowings)
 }
 
 fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
     let mut sheet = read_sheet(file)?;
-    for pit in sowings_of(moves)? {
+    for pit in sowings_of(moves, sheet.game.rules())? {
         let line = sheet.log_line_awaited();
         sheet
             .game
@@ -256,7 +269,7 @@ fn json_line(game: &Game) -> String {
 }
 
 fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
-    let sowings = sowings_of(moves)?;
+    let sowings = sowings_of(moves, start.rules())?;
     let mut game = Game::from_position(start);
     let mut out = String::new();
     let show = |game: &Game, out: &mut String| {
@@ -290,6 +303,7 @@ fn with_referee(
     args: super::args::RefereeArgs,
     work: impl FnOnce(&dyn Referee, &Postbox, usize) -> CliResult,
 ) -> CliResult {
+    kept_by(&args.send)?;
     let identity = Identity::new(&args.from);
     let postbox = Postbox {
         transport: args.send,
@@ -301,6 +315,54 @@ fn with_referee(
         let store = open_store_or_default(args.store)?;
         work(&HostedReferee { identity, store }, &postbox, args.max_size)
     }
+}
+
+/// Refuses `--send stdout` when standard output was closed: std's start
+/// opened it on /dev/null, where every reply would "go" and be marked
+/// sent. Exit 75 before anything is done, so the mail is kept. (A
+/// `>/dev/null` of one's own throws the replies away on purpose: allowed.)
+fn kept_by(send: &Transport) -> CliResult {
+    if *send == Transport::Stdout && stdout_was_closed() {
+        return Err(Failure {
+            code: super::exit::TEMPFAIL,
+            message: "--send stdout, but standard output is closed: the replies would be \
+                      lost, so nothing is done; send them elsewhere (--send dir:PATH, \
+                      sendmail, smtp://...)"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Is standard output the /dev/null that std's start opens on a closed
+/// one? That one is open read and write (`O_RDWR`, as Linux's fdinfo
+/// tells); a shell's or a parent's `>/dev/null` is write-only.
+#[cfg(target_os = "linux")]
+fn stdout_was_closed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let out = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata());
+    let is_null = match (out, std::fs::metadata("/dev/null")) {
+        (Ok(out), Ok(null)) => out.file_type().is_char_device() && out.rdev() == null.rdev(),
+        _ => false,
+    };
+    let flags = std::fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            let octal = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u32::from_str_radix(octal.trim(), 8).ok()
+        });
+    const ACCESS_MODE: u32 = 0o3;
+    const READ_WRITE: u32 = 0o2;
+    is_null && flags.is_some_and(|f| f & ACCESS_MODE == READ_WRITE)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_was_closed() -> bool {
+    false
 }
 
 /// `mail --owner ... --filter`: a procmail filter on a person's mailbox.
@@ -667,21 +729,59 @@ fn list_ratings(
     Ok(())
 }
 
-fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {
+/// `mancala remind`: its durations checked, and where the mail goes,
+/// before the store is opened.
+fn remind(
+    store: Option<std::path::PathBuf>,
+    send: Transport,
+    from: &str,
+    (nudge, forfeit): (u64, u64),
+) -> CliResult {
+    use mancala::mail::hosted::Reminder;
+    if forfeit < nudge {
+        return Err(Failure::usage(format!(
+            "--forfeit ({}) is shorter than --nudge ({}): a player would forfeit before \
+             being reminded; give a --forfeit at least as long as --nudge",
+            super::args::show_duration(forfeit),
+            super::args::show_duration(nudge)
+        )));
+    }
+    kept_by(&send)?;
+    let referee = HostedReferee::new(from, open_store_or_default(store)?);
     let postbox = Postbox {
         transport: send,
         identity: referee.identity.clone(),
     };
-    let (done, problems) = referee
-        .remind(mancala::store::now(), nudge, forfeit, &postbox)
+    let run = referee
+        .clock(mancala::store::now(), nudge, forfeit, &postbox)
         .map_err(|e| tempfail(&e))?;
-    for what in &done {
-        log(&format!("{what:?}"));
+    for what in &run.done {
+        log(&what.to_string());
     }
-    for problem in &problems {
+    for problem in &run.problems {
         log(&problem.to_string());
     }
-    match problems.len() {
+    let count = |f: fn(&Reminder) -> bool| run.done.iter().filter(|r| f(r)).count();
+    let mut skips = run.skipped.clone();
+    skips.sort_unstable();
+    let why: Vec<String> = skips
+        .chunk_by(|a, b| a == b)
+        .map(|same| format!("{} {}", same.len(), same[0]))
+        .collect();
+    let why = match why.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", why.join(", ")),
+    };
+    log(&format!(
+        "- remind: {} reminded, {} forfeited, {} with notices resent, {} left alone{why}, \
+         {} not handled",
+        count(|r| matches!(r, Reminder::Nudged { .. })),
+        count(|r| matches!(r, Reminder::Forfeited { .. })),
+        count(|r| matches!(r, Reminder::Resent { .. })),
+        run.skipped.len(),
+        run.problems.len()
+    ));
+    match run.problems.len() {
         0 => Ok(()),
         n => Err(Failure {
             code: super::exit::TEMPFAIL,
