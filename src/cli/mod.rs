@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod owner;
 mod plain;
 mod play;
 mod solve;

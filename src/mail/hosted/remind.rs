@@ -3,6 +3,7 @@
 //! transaction, and a notice that failed to go goes with the next run.
 
 use super::{corrupt, HostedReferee, Scene};
+use crate::engine::Side;
 use crate::hosted::HostedGame;
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::store::MailKey;
@@ -140,21 +141,11 @@ impl HostedReferee {
                 mails: report.sent.len(),
             });
         }
-        let record = game.record.record();
-        // Never a word to someone who has not accepted, nor to an inviter
-        // who never showed their key (their From may have been forged).
-        if !record.is_playing() {
-            return Ok(Some(Skip::NotPlaying));
-        }
-        if !record.inviter_confirmed {
-            return Ok(Some(Skip::InviterUnconfirmed));
-        }
-        let Some(side) = game.record.game().to_move() else {
-            return Ok(Some(Skip::NotPlaying));
+        let side = match side_to_remind(&game.record) {
+            Ok(side) => side,
+            Err(skip) => return Ok(Some(skip)),
         };
-        if record.computer == Some(side) || record.player(side).address.is_none() {
-            return Ok(Some(Skip::NoOneToRemind));
-        }
+        let record = game.record.record();
         let idle = now.saturating_sub(record.last_activity);
         let deadline = record.last_activity.saturating_add(forfeit);
         let name = record.player(side).name.clone();
@@ -203,6 +194,24 @@ impl HostedReferee {
         done.push(what);
         game.send(postman, &mut report).map(|()| None)
     }
+}
+
+/// The side a reminder would go to, or why the game gets none: never a
+/// word to someone who has not accepted, nor to an inviter who never
+/// showed their key (their From may have been forged).
+fn side_to_remind(game: &HostedGame) -> Result<Side, Skip> {
+    let record = game.record();
+    if !record.is_playing() {
+        return Err(Skip::NotPlaying);
+    }
+    if !record.inviter_confirmed {
+        return Err(Skip::InviterUnconfirmed);
+    }
+    let side = game.game().to_move().ok_or(Skip::NotPlaying)?;
+    if record.computer == Some(side) || record.player(side).address.is_none() {
+        return Err(Skip::NoOneToRemind);
+    }
+    Ok(side)
 }
 
 /// A time idle in words: `8 days`, `a day`, `36 hours`, `90 minutes`.
