@@ -97,7 +97,7 @@ pub enum Command {
         #[command(flatten)]
         referee: RefereeArgs,
     },
-    /// List the games in the store
+    /// List the games under way in the store, the newest first (at most 20; --all for every game)
     Games {
         /// The store (default: MANCALA_STORE, else the XDG data folder)
         #[arg(long, env = "MANCALA_STORE")]
@@ -105,8 +105,11 @@ pub enum Command {
         /// One JSON object per game
         #[arg(long)]
         json: bool,
+        /// Every game, finished ones too (reads every game file)
+        #[arg(long)]
+        all: bool,
     },
-    /// The players' Glicko-2 ratings from the finished games in the store, best first
+    /// The players' Glicko-2 ratings from the finished games in the store, best first (the best 20 of each game; --all for everyone)
     Ratings {
         /// Only this game's ratings (default: every game's, a table each)
         ruleset: Option<Ruleset>,
@@ -116,6 +119,9 @@ pub enum Command {
         /// One JSON object per player and game
         #[arg(long)]
         json: bool,
+        /// Every rated player, not only the best of each game
+        #[arg(long)]
+        all: bool,
     },
     /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
     Remind {

@@ -93,12 +93,13 @@ pub fn run(args: Args) -> CliResult {
                 }),
             }
         }),
-        Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
+        Command::Games { store, json, all } => list_games(store, json, all),
         Command::Ratings {
             ruleset,
             store,
             json,
-        } => list_ratings(&open_store_or_default(store)?, ruleset, json),
+            all,
+        } => list_ratings(store, ruleset, json, all),
         Command::Remind {
             nudge,
             forfeit,
@@ -504,47 +505,66 @@ fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
     mancala::store::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
-/// The games under way (invited, or playing and not over), from the index:
-/// what an operator looks at; a finished game stays in its file, and in
-/// the ratings and its players' `history`.
-fn list_games(store: &Store, json: bool) -> CliResult {
-    let listing = store.under_way().map_err(Failure::data)?;
-    let mut out = String::new();
-    let mut unreadable = listing
-        .unreadable
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>();
-    for record in &listing.games {
-        let sheet = match mancala::store::record_sheet(record) {
-            Ok(sheet) => sheet,
-            Err(e) => {
-                unreadable.push(format!("game {}: {e}", record.id));
-                continue;
-            }
-        };
-        if json {
-            let mut value = serde_json::to_value(PositionJson::of(&sheet.game)).unwrap_or_default();
-            value["id"] = record.id.to_string().into();
-            value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
-            value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
-            value["standing"] = serde_json::to_value(record.standing).unwrap_or_default();
-            value["last_activity"] = record.last_activity.into();
-            out.push_str(&value.to_string());
-            out.push('\n');
-        } else {
-            let _ = writeln!(
-                out,
-                "{}  {:<10}  {} v {}  {}",
-                record.id,
-                record.ruleset.as_str(),
-                record.south.name,
-                record.north.name,
-                mancala::store::summary(record, &sheet.game)
-            );
+/// The games `mancala games` shows unless told `--all`.
+const GAMES_SHOWN: usize = 20;
+
+/// The store in `dir` if there is one: a listing of a store not yet made
+/// makes nothing.
+fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Failure> {
+    let dir = dir.unwrap_or_else(Store::default_dir);
+    if dir.is_dir() {
+        open_store(&dir).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The newest games under way (invited, or playing and not over), from
+/// the index, so that its cost does not grow with the store; `--all`
+/// reads every game, finished ones too.
+fn list_games(dir: Option<std::path::PathBuf>, json: bool, all: bool) -> CliResult {
+    let shown = dir.clone().unwrap_or_else(Store::default_dir);
+    let store = match existing_store(dir)? {
+        Some(store) if !store.is_empty().map_err(Failure::data)? => store,
+        _ => return print(&format!("No games in {} yet.\n", shown.display())),
+    };
+    let (mut listing, total) = if all {
+        let mut listing = store.list().map_err(Failure::data)?;
+        listing.games.reverse(); // newest first, as the games under way
+        let total = listing.games.len();
+        (listing, total)
+    } else {
+        store.under_way(Some(GAMES_SHOWN)).map_err(Failure::data)?
+    };
+    let mut unreadable: Vec<String> = listing.unreadable.iter().map(ToString::to_string).collect();
+    let mut rows = Vec::new();
+    for record in std::mem::take(&mut listing.games) {
+        match record.game() {
+            Ok(game) => rows.push((record, game)),
+            Err(e) => unreadable.push(format!("game {}: {e}", record.id)),
         }
     }
+    let out = if json {
+        rows.iter()
+            .map(|(record, game)| game_json(record, game) + "\n")
+            .collect()
+    } else if rows.is_empty() {
+        format!("No games under way in {}.\n", shown.display())
+    } else {
+        games_table(&rows)
+    };
     print(&out)?;
+    if !all && total > rows.len() + unreadable.len() {
+        let note = format!(
+            "(The newest {} of {total} games under way; `mancala games --all` lists every game, finished ones too.)",
+            rows.len()
+        );
+        if json {
+            log(&note);
+        } else {
+            print(&format!("\n{note}\n"))?;
+        }
+    }
     if unreadable.is_empty() {
         return Ok(());
     }
@@ -557,18 +577,94 @@ fn list_games(store: &Store, json: bool) -> CliResult {
     )))
 }
 
-fn list_ratings(store: &Store, ruleset: Option<mancala::engine::Ruleset>, json: bool) -> CliResult {
+/// A game as `mancala games --json` writes it: the position, the players
+/// and where it stands (`finished` once the board says it is over).
+fn game_json(record: &mancala::store::GameRecord, game: &Game) -> String {
+    let mut value = serde_json::to_value(PositionJson::of(game)).unwrap_or_default();
+    value["id"] = record.id.to_string().into();
+    value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
+    value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
+    value["standing"] = serde_json::to_value(record.standing).unwrap_or_default();
+    if record.is_playing() && game.is_over() {
+        value["standing"]["state"] = "finished".into();
+    }
+    value["last_activity"] = record.last_activity.into();
+    value.to_string()
+}
+
+/// The games as aligned columns under a heading.
+fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
+    // A name from a damaged store must not draw on the terminal, nor one
+    // long name push every column off the screen.
+    let name = |n: &str| -> String { n.chars().filter(|c| !c.is_control()).take(24).collect() };
+    let lines: Vec<[String; 5]> = rows
+        .iter()
+        .map(|(record, game)| {
+            [
+                record.id.to_string(),
+                record.ruleset.as_str().to_string(),
+                name(&record.south.name),
+                name(&record.north.name),
+                name(&mancala::store::summary(record, game)),
+            ]
+        })
+        .collect();
+    let heading = ["game", "ruleset", "south", "north", "state"].map(String::from);
+    let mut widths = [0; 5];
+    for line in std::iter::once(&heading).chain(&lines) {
+        for (width, cell) in widths.iter_mut().zip(line) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for line in std::iter::once(&heading).chain(&lines) {
+        let cells: Vec<String> = (line.iter().zip(widths))
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
+/// The ratings `mancala ratings` shows of each game unless told `--all`.
+const RATINGS_SHOWN: usize = 20;
+
+fn list_ratings(
+    dir: Option<std::path::PathBuf>,
+    ruleset: Option<mancala::engine::Ruleset>,
+    json: bool,
+    all: bool,
+) -> CliResult {
     use mancala::store::ratings;
-    let list = store.ratings(ruleset).map_err(Failure::data)?;
+    let (list, cut) = match existing_store(dir)? {
+        None => (Vec::new(), false),
+        Some(store) if all => (store.ratings(ruleset).map_err(Failure::data)?, false),
+        Some(store) => {
+            let leaders =
+                (store.leaders(ruleset, RATINGS_SHOWN, None, None)).map_err(Failure::data)?;
+            (leaders.list, leaders.cut)
+        }
+    };
+    let note = format!(
+        "(The best {RATINGS_SHOWN} of each game; `mancala ratings --all` lists every player.)"
+    );
     if !json {
-        return print(&ratings::table(&list));
+        let mut text = ratings::table(&list);
+        if cut {
+            let _ = writeln!(text, "\n{note}");
+        }
+        return print(&text);
     }
     let mut out = String::new();
     for rating in &list {
         out.push_str(&serde_json::to_string(rating).map_err(Failure::data)?);
         out.push('\n');
     }
-    print(&out)
+    print(&out)?;
+    if cut {
+        log(&note);
+    }
+    Ok(())
 }
 
 fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {
