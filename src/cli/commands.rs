@@ -422,9 +422,9 @@ fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Fail
 /// reads every game, finished ones too.
 fn list_games(dir: Option<std::path::PathBuf>, json: bool, all: bool) -> CliResult {
     let shown = dir.clone().unwrap_or_else(Store::default_dir);
-    let store = match existing_store(dir)? {
-        Some(store) if !store.is_empty().map_err(Failure::data)? => store,
-        _ => return print(&format!("No games in {} yet.\n", shown.display())),
+    let empty = || print(&format!("No games in {} yet.\n", shown.display()));
+    let Some(store) = existing_store(dir)? else {
+        return empty();
     };
     let (mut listing, total) = if all {
         let mut listing = store.list().map_err(Failure::data)?;
@@ -434,6 +434,11 @@ fn list_games(dir: Option<std::path::PathBuf>, json: bool, all: bool) -> CliResu
     } else {
         store.under_way(Some(GAMES_SHOWN)).map_err(Failure::data)?
     };
+    let nothing = listing.games.is_empty() && listing.unreadable.is_empty();
+    // Read only when nothing is listed: a store's folder holds every game.
+    if nothing && store.is_empty().map_err(Failure::data)? {
+        return empty();
+    }
     let mut unreadable: Vec<String> = listing.unreadable.iter().map(ToString::to_string).collect();
     let mut rows = Vec::new();
     for record in std::mem::take(&mut listing.games) {

@@ -6,6 +6,7 @@
 //! ```text
 //! index/ratings/<digest>.json              a player's rows (see `ratings::Player`)
 //! index/ladder/<ruleset>/<band>/<digest>   their row of that ruleset is in that band
+//! index/best.json                          the best 22 of each ruleset, as the last count left them
 //! ```
 //!
 //! A count (under the `ratings` lock) first finishes every count a crash
@@ -13,7 +14,10 @@
 //! synced), writes their two files (each row remembers the last game
 //! counted and its numbers before it, so that a count cut short between
 //! the two files is finished from them), makes `rated/<id>`, and only then
-//! takes away the old bands' entries and `to-rate/<id>`. Every reader
+//! takes away the old bands' entries and `to-rate/<id>`. Before the
+//! marker it draws the counted ruleset's best afresh from its ladder into
+//! `best.json`, so that a question (the best 10 by mail, 20 on the command
+//! line) reads that one file and the asker's. Every reader
 //! checks an entry's band against the player's file and ignores a stale
 //! one, as every other entry of the index.
 
@@ -22,12 +26,74 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use super::index::{make_entry, names_in, remove_entry};
 use super::ratings::{self, Count, Leaders, Player, Rating};
 use super::{
     io_error, sync_folder, Durability, GameId, GameRecord, LockOn, Secrets, Store, StoreError,
 };
 use crate::engine::Ruleset;
+
+/// The best kept of each ruleset: the 20 `mancala ratings` shows, and
+/// two to spare for the players of a game a mail has just ended.
+const KEPT: usize = 22;
+
+/// The best of each ruleset, kept as games end (`index/best.json`), so
+/// that a question reads one file, not the ladders and their players'.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Best {
+    tops: Vec<(Ruleset, Vec<Shown>)>,
+}
+
+/// A row of the best, with the player's digest and mailbox (which a
+/// rating never prints), its numbers as their bits (a round trip through
+/// the file changes nothing).
+#[derive(Debug, Serialize, Deserialize)]
+struct Shown {
+    digest: String,
+    mailbox: String,
+    name: String,
+    /// rating, deviation
+    numbers: [u64; 2],
+    /// games, wins, draws, losses
+    tally: [u32; 4],
+}
+
+impl Shown {
+    fn of(digest: String, r: Rating) -> Shown {
+        Shown {
+            digest,
+            mailbox: r.mailbox,
+            name: r.name,
+            numbers: [r.rating, r.deviation].map(f64::to_bits),
+            tally: [r.games, r.wins, r.draws, r.losses],
+        }
+    }
+
+    fn rating(&self, ruleset: Ruleset) -> Rating {
+        let [rating, deviation] = self.numbers.map(f64::from_bits);
+        let [games, wins, draws, losses] = self.tally;
+        Rating {
+            ruleset,
+            name: self.name.clone(),
+            rating,
+            deviation,
+            games,
+            wins,
+            draws,
+            losses,
+            mailbox: self.mailbox.clone(),
+        }
+    }
+}
+
+impl Best {
+    fn of(&self, ruleset: Ruleset) -> Option<&[Shown]> {
+        let (_, rows) = self.tops.iter().find(|(r, _)| *r == ruleset)?;
+        Some(rows)
+    }
+}
 
 /// Players' files read by one question, by digest (`None`: no file).
 type Players = HashMap<String, Option<Player>>;
@@ -111,23 +177,26 @@ impl Store {
         self.count_owed_ratings()?;
         let secrets = self.secrets()?;
         let mut cache = Players::new();
-        let mut counted_now = HashSet::new();
-        if let Some(count) = after.and_then(|r| self.uncounted(r)) {
-            let digests = count
-                .mailboxes
-                .each_ref()
-                .map(|m| secrets.address_digest(m));
-            let mut pair = self.pair(&count, &digests)?;
-            count.apply(&mut pair);
-            for (digest, player) in digests.into_iter().zip(pair) {
-                counted_now.insert(digest.clone());
-                cache.insert(digest, Some(player));
-            }
-        }
+        let counted_now = self.count_in_memory(after, &secrets, &mut cache)?;
+        // The best kept as games end serve unless more are asked for.
+        let best = match most + counted_now.len() < KEPT {
+            true => Some(self.best()?),
+            false => None,
+        };
         let mut leaders = Leaders::default();
         let rulesets = ruleset.map_or(Ruleset::ALL.to_vec(), |r| vec![r]);
         for &r in &rulesets {
-            let mut rows = self.ladder_top(r, most + 1, &mut cache, &counted_now)?;
+            let kept = best.as_ref().and_then(|b| b.of(r));
+            let mut rows: Vec<Rating> = match kept {
+                Some(rows) => (rows.iter())
+                    .filter(|s| !counted_now.contains(&s.digest))
+                    .map(|s| s.rating(r))
+                    .collect(),
+                None => (self.ladder_top(r, most + 1, &mut cache, &counted_now)?)
+                    .into_iter()
+                    .map(|(_, rating)| rating)
+                    .collect(),
+            };
             let now = counted_now
                 .iter()
                 .filter_map(|d| cache[d].as_ref()?.rating(r));
@@ -153,6 +222,83 @@ impl Store {
         Ok(leaders)
     }
 
+    /// `after` counted in `cache` if it is rated and not yet counted: the
+    /// digests of the players it changed.
+    fn count_in_memory(
+        &self,
+        after: Option<&GameRecord>,
+        secrets: &Secrets,
+        cache: &mut Players,
+    ) -> Result<HashSet<String>, StoreError> {
+        let mut counted_now = HashSet::new();
+        if let Some(count) = after.and_then(|r| self.uncounted(r)) {
+            let digests = count
+                .mailboxes
+                .each_ref()
+                .map(|m| secrets.address_digest(m));
+            let mut pair = self.pair(&count, &digests)?;
+            count.apply(&mut pair);
+            for (digest, player) in digests.into_iter().zip(pair) {
+                counted_now.insert(digest.clone());
+                cache.insert(digest, Some(player));
+            }
+        }
+        Ok(counted_now)
+    }
+
+    fn best_path(&self) -> PathBuf {
+        self.index_dir().join("best.json")
+    }
+
+    /// The best of each ruleset as the last count left them; made from
+    /// the ladders, under the `ratings` lock, by the first reader of an
+    /// index that has none yet.
+    fn best(&self) -> Result<Best, StoreError> {
+        let read = || -> Result<Option<Best>, StoreError> {
+            let path = self.best_path();
+            match fs::read_to_string(&path) {
+                Ok(text) => super::decode(&path, &text).map(Some),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(io_error(&path)(e)),
+            }
+        };
+        if let Some(best) = read()? {
+            return Ok(best);
+        }
+        let _lock = self.lock(LockOn::Ratings)?;
+        match read()? {
+            Some(best) => Ok(best),
+            None => self.keep_best(&Ruleset::ALL),
+        }
+    }
+
+    /// Under the `ratings` lock: the best of `rulesets` drawn afresh from
+    /// their ladders into the file of the best (the others as they were).
+    fn keep_best(&self, rulesets: &[Ruleset]) -> Result<Best, StoreError> {
+        let path = self.best_path();
+        let mut best: Best = match fs::read_to_string(&path) {
+            Ok(text) => super::decode(&path, &text).unwrap_or_default(),
+            Err(_) => Best::default(),
+        };
+        let mut cache = Players::new();
+        for &ruleset in rulesets {
+            let mut rows = self.ladder_top(ruleset, KEPT, &mut cache, &HashSet::new())?;
+            rows.sort_by(|a, b| {
+                (-a.1.rating, &a.1.mailbox)
+                    .partial_cmp(&(-b.1.rating, &b.1.mailbox))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            rows.truncate(KEPT);
+            let rows = (rows.into_iter())
+                .map(|(digest, rating)| Shown::of(digest, rating))
+                .collect();
+            best.tops.retain(|(r, _)| *r != ruleset);
+            best.tops.push((ruleset, rows));
+        }
+        super::write_record(&self.index_dir(), &path, &best, Durability::Whole)?;
+        Ok(best)
+    }
+
     /// `record`'s count, if it is rated and not yet counted.
     fn uncounted(&self, record: &GameRecord) -> Option<Count> {
         let marker = self.index_dir().join("rated").join(record.id.as_str());
@@ -167,7 +313,7 @@ impl Store {
         want: usize,
         cache: &mut Players,
         skip: &HashSet<String>,
-    ) -> Result<Vec<Rating>, StoreError> {
+    ) -> Result<Vec<(String, Rating)>, StoreError> {
         let ladder = self.ladder_dir(ruleset);
         let mut bands: Vec<(i64, String)> = names_in(&ladder)?
             .into_iter()
@@ -188,7 +334,7 @@ impl Store {
                 };
                 // A stale entry (a count cut short) is ignored.
                 if player.bands(ruleset).is_some_and(|(now, _)| now == band) {
-                    rows.extend(player.rating(ruleset));
+                    rows.extend(player.rating(ruleset).map(|r| (digest, r)));
                 }
             }
         }
@@ -255,6 +401,7 @@ impl Store {
                 let mut pair = self.pair(&count, &digests)?;
                 count.apply(&mut pair);
                 old_bands = self.file_players(count.ruleset, &digests, &pair)?;
+                self.keep_best(&[count.ruleset])?;
             }
             make_entry(&marker)?;
             sync_folder(&rated).map_err(io_error(&rated))?;
@@ -317,6 +464,7 @@ impl Store {
         secrets: &Secrets,
     ) -> Result<(), StoreError> {
         let index = self.index_dir();
+        remove_entry(&self.best_path())?;
         for old in [self.players_dir(), index.join("ladder")] {
             match fs::remove_dir_all(&old) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_error(&old)(e)),
@@ -356,6 +504,7 @@ impl Store {
         for dir in &to_sync {
             sync_folder(dir).map_err(io_error(dir))?;
         }
-        self.write_players(players.iter())
+        self.write_players(players.iter())?;
+        self.keep_best(&Ruleset::ALL).map(drop)
     }
 }
