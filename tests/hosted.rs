@@ -168,6 +168,28 @@ fn bob_declines(world: &World, inviter: &str, message_id: &str) {
 }
 
 #[test]
+fn a_mail_read_only_in_part_is_refused_whatever_it_carries() {
+    let world = World::new("hosted-too-large");
+    let (_, bob) = world.game_on();
+    let raw = press_reply(BOB, &bob, "resign", "big@players.example") + &"x".repeat(500);
+    let letter = Letter::read_capped(raw.as_bytes(), 400, &world.referee.identity);
+    assert_eq!(letter.too_large, Some(400));
+    world.referee.deliver(&letter, &world.postman).unwrap();
+    let out = world.postman.take();
+    assert_eq!(addresses_of(&out), [BOB], "the sender alone is told");
+    assert!(
+        out[0].body.contains("larger than 400 bytes"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.the_game().conceded, None, "its resign is not read");
+}
+
+fn addresses_of(out: &[Outgoing]) -> Vec<&str> {
+    out.iter().map(|o| o.to.address.as_str()).collect()
+}
+
+#[test]
 fn a_players_name_comes_from_their_own_from_display_name() {
     let world = World::new("names");
     let out = world.deliver(&format!(

@@ -48,9 +48,21 @@ pub struct Letter {
     pub move_lines: Vec<(usize, Result<Vec<Pit>, Refusal>)>,
     /// The sender's words to relay to the opponent, cleaned and wrapped.
     pub comment: Vec<String>,
+    /// Read only in part: the size limit it went over. Such a mail is
+    /// refused whatever it says.
+    pub too_large: Option<usize>,
 }
 
 impl Letter {
+    /// Reads a mail of which at most `limit` bytes and one more were read:
+    /// one longer than `limit` is marked [`Letter::too_large`].
+    pub fn read_capped(raw: &[u8], limit: usize, referee: &Identity) -> Letter {
+        Letter {
+            too_large: (raw.len() > limit).then_some(limit),
+            ..Letter::read(raw, referee)
+        }
+    }
+
     /// Reads a raw message (LF or CRLF, perhaps after an mbox `From ` line).
     pub fn read(raw: &[u8], referee: &Identity) -> Letter {
         let mail = Incoming::parse(raw);
@@ -104,6 +116,7 @@ impl Letter {
             commands,
             move_lines,
             comment,
+            too_large: None,
         }
     }
 

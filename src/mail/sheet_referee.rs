@@ -47,23 +47,6 @@ impl super::Referee for SheetReferee {
     fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
         self.send(self.decide(letter), postman)
     }
-
-    /// The answer to a mail over the size limit, read only in part.
-    ///
-    /// # Errors
-    /// As [`Referee::deliver`](super::Referee::deliver).
-    fn deliver_too_large(
-        &self,
-        letter: &Letter,
-        limit: usize,
-        postman: &dyn Postman,
-    ) -> Result<Report, DeliveryError> {
-        let decision = match letter.sender(&self.identity) {
-            Err(why) => Decision::Ignore(why),
-            Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None, None),
-        };
-        self.send(decision, postman)
-    }
 }
 
 impl SheetReferee {
@@ -93,6 +76,9 @@ impl SheetReferee {
             Ok(from) => from.clone(),
             Err(why) => return Decision::Ignore(why),
         };
+        if let Some(limit) = letter.too_large {
+            return self.refuse(letter, &from, &Refusal::TooLarge(limit), None, None);
+        }
         let raw = match RawSheet::find(&letter.text) {
             Ok(raw) => raw,
             Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
