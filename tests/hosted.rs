@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
+use mancala::mail::delivery::{DeliveryError, Failure, Report};
 use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
@@ -16,8 +16,11 @@ use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
 
 mod common;
+#[path = "common/stub.rs"]
+mod stub;
 
 use common::{run, spawn, temp_dir};
+use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";
@@ -502,6 +505,51 @@ fn a_move_and_a_new_game_in_one_mail_are_refused_not_half_done() {
 }
 
 /// The inside of the referee's HTML part: what a client quotes.
+/// A hosted reply (the hosted referee's answer to an invitation to play
+/// the computer, board and sheet in its HTML part) as lettre sends it: its
+/// HTML part, whose lines the referee writes short, goes 8bit; with a long
+/// line of the body added, in the encoding lettre chooses. Either way it
+/// reads back as the HTML drawn.
+#[test]
+fn a_hosted_replys_html_reads_back_as_drawn() {
+    use mail_parser::{Encoding, MessageParser};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let world = World::new("html-reads-back");
+    let mut reply = world
+        .deliver(
+            "From: Alice <alice@players.example>\nMessage-ID: <h1@x>\n\nnew wari with computer\n",
+        )
+        .pop()
+        .expect("a reply");
+    let drawn = reply.html.clone().expect("an HTML part");
+    assert!(drawn.contains("data-pit=\"south-a\""), "{drawn}");
+    for line in drawn.lines() {
+        assert!(line.len() < 73, "{line:?}");
+    }
+    let long = format!("<p>{}</p>\n", "a comment that runs on ".repeat(8));
+    for (html, encoding) in [
+        (drawn.clone(), Encoding::None),
+        (
+            drawn.replace("</body>", &format!("{long}</body>")),
+            Encoding::QuotedPrintable,
+        ),
+    ] {
+        reply.html = Some(html.clone());
+        let at = UNIX_EPOCH + Duration::from_secs(1_796_029_500);
+        let built = mancala::mail::transport::build(&world.referee.identity, &reply, at);
+        let formatted = built.unwrap().formatted();
+        let message = MessageParser::default().parse(&formatted).unwrap();
+        let part = message.html_part(0).unwrap();
+        assert_eq!(part.encoding, encoding);
+        let eight_bit = String::from_utf8_lossy(&formatted)
+            .contains("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit");
+        assert_eq!(eight_bit, encoding == Encoding::None);
+        let read = part.text_contents().unwrap().replace("\r\n", "\n");
+        assert_eq!(read, html);
+    }
+}
+
 fn html_inside(received: &Outgoing) -> String {
     let html = received.html.as_deref().expect("an HTML part");
     let start = html
