@@ -1,25 +1,28 @@
 use super::*;
 use crate::engine::{Pit, Ruleset, Side};
 
+/// A store in a test's own folder (a fresh name under TMPDIR), removed
+/// when the test is done.
 fn temp_store(name: &str) -> TempStore {
-    let dir = std::env::temp_dir().join(format!("mancala-store-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    TempStore(Store::open(&dir).unwrap(), dir)
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("mancala-store-{name}-"))
+        .tempdir()
+        .unwrap();
+    TempStore {
+        store: Store::open(dir.path()).unwrap(),
+        _dir: dir,
+    }
 }
 
-/// A store in a test's own folder, removed when the test is done.
-struct TempStore(Store, std::path::PathBuf);
+struct TempStore {
+    store: Store,
+    _dir: tempfile::TempDir,
+}
 
 impl std::ops::Deref for TempStore {
     type Target = Store;
     fn deref(&self) -> &Store {
-        &self.0
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.1);
+        &self.store
     }
 }
 
@@ -154,8 +157,11 @@ fn a_lost_key_is_an_error_once_the_store_holds_games() {
 #[test]
 fn opening_an_existing_folder_leaves_its_permissions_alone() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("mancala-store-perm-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix("mancala-store-perm-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path().join("store");
     fs::create_dir_all(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o750)).unwrap();
     Store::open(&dir).unwrap();
@@ -169,7 +175,6 @@ fn opening_an_existing_folder_leaves_its_permissions_alone() {
         fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
