@@ -79,7 +79,7 @@ impl SheetReferee {
         if let Some(limit) = letter.too_large {
             return self.refuse(letter, &from, &Refusal::TooLarge(limit), None, None);
         }
-        let raw = match RawSheet::find(&letter.text) {
+        let raw = match RawSheet::find(&letter.mail.text) {
             Ok(raw) => raw,
             Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
         };
@@ -99,7 +99,7 @@ impl SheetReferee {
         self.identity.owner
             && letter.never_answer(&self.identity).is_none()
             && letter.move_lines.iter().any(|(_, m)| m.is_ok())
-            && RawSheet::find(&letter.text).is_ok()
+            && RawSheet::find(&letter.mail.text).is_ok()
     }
 
     /// On an owner's mailbox (`mail --owner ... --filter`): what to send
@@ -122,7 +122,7 @@ impl SheetReferee {
             .owner_mailbox()
             .ok_or("not an owner's mailbox")?;
         let from = letter.sender(&self.identity)?.clone();
-        let raw = RawSheet::find(&letter.text).map_err(|e| format!("not refereed: {e}"))?;
+        let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
         let (sheet, wanted) = match read_request(letter, &raw) {
             Ok(request) => (request.sheet.clone(), Ok(request)),
             Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
@@ -472,6 +472,7 @@ pub fn seat_opponent(
         .filter(|owner| !owner.address.eq_ignore_ascii_case(&from.address));
     let opponent = owner.or_else(|| {
         letter
+            .mail
             .recipients
             .iter()
             .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address))

@@ -526,7 +526,7 @@ impl Scene<'_> {
 
     /// The move written in place of the `?` of a quoted log of this game.
     fn quoted_move(&self, letter: &Letter) -> Option<Vec<Pit>> {
-        let raw = RawSheet::find(&letter.text).ok()?;
+        let raw = RawSheet::find(&letter.mail.text).ok()?;
         let request = read_request(letter, &raw).ok()?;
         (request.sheet.game.sowings() == self.game.game().sowings()).then_some(request.sowings)
     }
@@ -539,7 +539,7 @@ impl Scene<'_> {
         for (_, read) in &letter.move_lines {
             lines.push(read.clone()?);
         }
-        let quoted = RawSheet::find(&letter.text)
+        let quoted = RawSheet::find(&letter.mail.text)
             .ok()
             .and_then(|raw| read_request(letter, &raw).ok());
         if let Some(request) = &quoted {
