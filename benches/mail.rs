@@ -20,12 +20,16 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mancala::engine::{Pit, Ruleset, Side, SplitMix64};
-use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::Referee;
 use mancala::sheet::{Players, Sheet};
 use mancala::store::{GameId, Store};
+
+#[path = "../tests/common/stub.rs"]
+mod stub;
+
+use stub::Stub;
 
 const SOWINGS: usize = 150;
 const REFEREE: &str = "referee@referee.example";

@@ -1,6 +1,8 @@
 //! The `mancala` binary as people use it: real files, real exit codes.
 
 mod common;
+#[path = "common/stub.rs"]
+mod stub;
 
 use common::{repo, stderr, stdout, temp_dir};
 
@@ -548,11 +550,11 @@ fn mail_reads_its_variables_for_the_flags_not_given() {
 /// reminder that says when the game is forfeited.
 #[test]
 fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
-    use mancala::mail::delivery::Stub;
     use mancala::mail::hosted::HostedReferee;
     use mancala::mail::letter::Letter;
     use mancala::mail::Referee;
     use mancala::store::Store;
+    use stub::Stub;
 
     const REFEREE: &str = "referee@referee.example";
     for (args, said) in [

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
@@ -19,6 +18,10 @@ use mancala::mail::Referee;
 use mancala::store::{SenderRecord, Store};
 
 mod common;
+#[path = "common/stub.rs"]
+mod stub;
+
+use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
+use mancala::mail::delivery::{DeliveryError, Failure, Report};
 use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
@@ -16,8 +16,11 @@ use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
 
 mod common;
+#[path = "common/stub.rs"]
+mod stub;
 
 use common::{run, spawn, temp_dir};
+use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";
@@ -165,6 +168,28 @@ fn bob_declines(world: &World, inviter: &str, message_id: &str) {
     world.deliver(&format!(
         "From: {BOB}\nTo: referee+{key}@referee.example\nMessage-ID: <{message_id}>\n\ndecline\n"
     ));
+}
+
+#[test]
+fn a_mail_read_only_in_part_is_refused_whatever_it_carries() {
+    let world = World::new("hosted-too-large");
+    let (_, bob) = world.game_on();
+    let raw = press_reply(BOB, &bob, "resign", "big@players.example") + &"x".repeat(500);
+    let letter = Letter::read_capped(raw.as_bytes(), 400, &world.referee.identity);
+    assert_eq!(letter.too_large, Some(400));
+    world.referee.deliver(&letter, &world.postman).unwrap();
+    let out = world.postman.take();
+    assert_eq!(addresses_of(&out), [BOB], "the sender alone is told");
+    assert!(
+        out[0].body.contains("larger than 400 bytes"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.the_game().conceded, None, "its resign is not read");
+}
+
+fn addresses_of(out: &[Outgoing]) -> Vec<&str> {
+    out.iter().map(|o| o.to.address.as_str()).collect()
 }
 
 #[test]
@@ -480,6 +505,51 @@ fn a_move_and_a_new_game_in_one_mail_are_refused_not_half_done() {
 }
 
 /// The inside of the referee's HTML part: what a client quotes.
+/// A hosted reply (the hosted referee's answer to an invitation to play
+/// the computer, board and sheet in its HTML part) as lettre sends it: its
+/// HTML part, whose lines the referee writes short, goes 8bit; with a long
+/// line of the body added, in the encoding lettre chooses. Either way it
+/// reads back as the HTML drawn.
+#[test]
+fn a_hosted_replys_html_reads_back_as_drawn() {
+    use mail_parser::{Encoding, MessageParser};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let world = World::new("html-reads-back");
+    let mut reply = world
+        .deliver(
+            "From: Alice <alice@players.example>\nMessage-ID: <h1@x>\n\nnew wari with computer\n",
+        )
+        .pop()
+        .expect("a reply");
+    let drawn = reply.html.clone().expect("an HTML part");
+    assert!(drawn.contains("data-pit=\"south-a\""), "{drawn}");
+    for line in drawn.lines() {
+        assert!(line.len() < 73, "{line:?}");
+    }
+    let long = format!("<p>{}</p>\n", "a comment that runs on ".repeat(8));
+    for (html, encoding) in [
+        (drawn.clone(), Encoding::None),
+        (
+            drawn.replace("</body>", &format!("{long}</body>")),
+            Encoding::QuotedPrintable,
+        ),
+    ] {
+        reply.html = Some(html.clone());
+        let at = UNIX_EPOCH + Duration::from_secs(1_796_029_500);
+        let built = mancala::mail::transport::build(&world.referee.identity, &reply, at);
+        let formatted = built.unwrap().formatted();
+        let message = MessageParser::default().parse(&formatted).unwrap();
+        let part = message.html_part(0).unwrap();
+        assert_eq!(part.encoding, encoding);
+        let eight_bit = String::from_utf8_lossy(&formatted)
+            .contains("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit");
+        assert_eq!(eight_bit, encoding == Encoding::None);
+        let read = part.text_contents().unwrap().replace("\r\n", "\n");
+        assert_eq!(read, html);
+    }
+}
+
 fn html_inside(received: &Outgoing) -> String {
     let html = received.html.as_deref().expect("an HTML part");
     let start = html

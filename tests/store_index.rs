@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use mancala::engine::{Ruleset, Side, SplitMix64};
-use mancala::mail::delivery::{DeliveryError, Stub};
+use mancala::mail::delivery::DeliveryError;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::Referee;
@@ -20,6 +20,10 @@ use skillratings::Outcomes;
 mod common;
 #[path = "common/games.rs"]
 mod games;
+#[path = "common/stub.rs"]
+mod stub;
+
+use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";

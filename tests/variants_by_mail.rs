@@ -3,7 +3,6 @@
 //! variant and the set-up) both play them as the sheet says.
 
 use mancala::engine::{Position, Ruleset, Side, SplitMix64};
-use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
@@ -13,6 +12,10 @@ use mancala::sheet::{Players, Sheet};
 use mancala::store::Store;
 
 mod common;
+#[path = "common/stub.rs"]
+mod stub;
+
+use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
 const ALICE: &str = "alice@players.example";

@@ -56,15 +56,10 @@ pub fn run(args: Args) -> CliResult {
             ..
         }) => super::owner::owners_mailbox(&owner, referee, sub_addresses),
         Command::Mail(MailArgs { referee, .. }) => {
-            let (raw, oversized) = read_capped(referee.max_size)?;
+            let raw = read_capped(referee.max_size)?;
             with_referee(referee, |referee, postbox, max_size| {
-                let letter = Letter::read(&raw, referee.identity());
-                let result = if oversized {
-                    referee.deliver_too_large(&letter, max_size, postbox)
-                } else {
-                    referee.deliver(&letter, postbox)
-                };
-                match result {
+                let letter = Letter::read_capped(&raw, max_size, referee.identity());
+                match referee.deliver(&letter, postbox) {
                     Ok(report) => {
                         log_report(&report);
                         Ok(())
@@ -662,16 +657,15 @@ pub(super) fn read_up_to(input: &mut impl std::io::Read, max: usize) -> Result<V
 
 /// Standard input, up to `max` bytes; past that the rest is read and
 /// dropped (so the MTA's pipe does not break), never kept.
-fn read_capped(max: usize) -> Result<(Vec<u8>, bool), Failure> {
+fn read_capped(max: usize) -> Result<Vec<u8>, Failure> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let raw = read_up_to(&mut input, max)?;
-    let oversized = raw.len() > max;
-    if oversized {
+    if raw.len() > max {
         std::io::copy(&mut input, &mut std::io::sink()).map_err(|e| Failure {
             code: super::exit::TEMPFAIL,
             message: format!("standard input: {e}"),
         })?;
     }
-    Ok((raw, oversized))
+    Ok(raw)
 }

@@ -3,8 +3,6 @@
 //! good) in the store before the next, so a crash or a 451 resends only
 //! what did not go, under the same Message-ID.
 
-use std::cell::RefCell;
-
 use super::outgoing::Outgoing;
 use crate::store::{Delivery, Ledgered, Lock, MailKey, Store, StoreError};
 
@@ -41,7 +39,7 @@ impl SendError {
     }
 }
 
-/// What sends one message: a transport, or a stub in tests.
+/// What sends one message: a transport (or a test's stub).
 pub trait Postman {
     /// # Errors
     /// When the message could not be handed on.
@@ -250,47 +248,4 @@ pub fn send_all(
         post(out, postman, report, &mut retry);
     }
     retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))
-}
-
-/// A postman that keeps what it is given, and fails as told: for tests.
-#[derive(Debug, Default)]
-pub struct Stub {
-    pub sent: RefCell<Vec<Outgoing>>,
-    /// Sends to these addresses fail so.
-    pub failing: RefCell<Vec<(String, Failure)>>,
-}
-
-impl Stub {
-    pub fn fail(&self, address: &str, failure: Failure) {
-        self.failing
-            .borrow_mut()
-            .push((address.to_string(), failure));
-    }
-
-    pub fn heal(&self) {
-        self.failing.borrow_mut().clear();
-    }
-
-    /// Everything sent so far, and forgets it.
-    pub fn take(&self) -> Vec<Outgoing> {
-        std::mem::take(&mut self.sent.borrow_mut())
-    }
-}
-
-impl Postman for Stub {
-    fn send(&self, mail: &Outgoing) -> Result<(), SendError> {
-        if let Some((_, failure)) = self
-            .failing
-            .borrow()
-            .iter()
-            .find(|(a, _)| a.eq_ignore_ascii_case(&mail.to.address))
-        {
-            return Err(SendError {
-                failure: *failure,
-                message: format!("stub: {} refused ({failure:?})", mail.to.address),
-            });
-        }
-        self.sent.borrow_mut().push(mail.clone());
-        Ok(())
-    }
 }

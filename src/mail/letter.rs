@@ -25,20 +25,9 @@ const REFERENCES_KEPT: usize = 10;
 pub struct Letter {
     /// What "this mail again" means: a digest of its Message-ID, else of its bytes.
     pub identity: MailKey,
-    pub from: Option<Mailbox>,
-    /// To and Cc, in order.
-    pub recipients: Vec<Mailbox>,
-    pub subject: String,
-    /// The Message-ID, when it is fit to thread a reply by.
-    pub message_id: Option<String>,
-    pub references: Vec<String>,
-    /// The mail it answers, when its In-Reply-To is fit to read.
-    pub in_reply_to: Option<String>,
-    /// Why it must never be answered (RFC 3834), if so.
-    pub automatic: Option<&'static str>,
-    pub loops: Vec<String>,
-    /// The body as plain lines (quoted text included).
-    pub text: String,
+    /// Its headers and text as parsed, less the Message-IDs unfit to
+    /// thread a reply by (too long, not printable).
+    pub mail: Incoming,
     /// The sender's own lines, each with its index in `text.lines()`.
     pub own: Vec<(usize, String)>,
     /// Keys in the addresses it was sent to (strongest), then in its text.
@@ -48,9 +37,21 @@ pub struct Letter {
     pub move_lines: Vec<(usize, Result<Vec<Pit>, Refusal>)>,
     /// The sender's words to relay to the opponent, cleaned and wrapped.
     pub comment: Vec<String>,
+    /// Read only in part: the size limit it went over. Such a mail is
+    /// refused whatever it says.
+    pub too_large: Option<usize>,
 }
 
 impl Letter {
+    /// Reads a mail of which at most `limit` bytes and one more were read:
+    /// one longer than `limit` is marked [`Letter::too_large`].
+    pub fn read_capped(raw: &[u8], limit: usize, referee: &Identity) -> Letter {
+        Letter {
+            too_large: (raw.len() > limit).then_some(limit),
+            ..Letter::read(raw, referee)
+        }
+    }
+
     /// Reads a raw message (LF or CRLF, perhaps after an mbox `From ` line).
     pub fn read(raw: &[u8], referee: &Identity) -> Letter {
         let mail = Incoming::parse(raw);
@@ -88,38 +89,37 @@ impl Letter {
         if references.len() > REFERENCES_KEPT {
             references.drain(..references.len() - REFERENCES_KEPT);
         }
-        Letter {
-            identity,
+        let mail = Incoming {
             message_id: mail.message_id.clone().filter(fit),
             references,
-            in_reply_to: mail.in_reply_to.filter(fit),
-            from: mail.from,
-            recipients: mail.recipients,
-            subject: mail.subject,
-            automatic: mail.automatic,
-            loops: mail.loops,
-            text: mail.text,
+            in_reply_to: mail.in_reply_to.clone().filter(fit),
+            ..mail
+        };
+        Letter {
+            identity,
+            mail,
             own,
             keys,
             commands,
             move_lines,
             comment,
+            too_large: None,
         }
     }
 
     /// Why the referee must stay silent, if it must: automatic mail, no
     /// sender, its own mail, a loop.
     pub fn never_answer(&self, referee: &Identity) -> Option<String> {
-        if let Some(why) = self.automatic {
+        if let Some(why) = self.mail.automatic {
             return Some(format!("not answered: {why}"));
         }
-        let Some(from) = &self.from else {
+        let Some(from) = &self.mail.from else {
             return Some("not answered: no From address".into());
         };
         if !referee.owner && referee.is_own(&from.address) {
             return Some("not answered: the referee's own mail".into());
         }
-        if self.loops.iter().any(|l| referee.is_own(l)) {
+        if self.mail.loops.iter().any(|l| referee.is_own(l)) {
             return Some("not answered: it carries the referee's X-Loop header".into());
         }
         None
@@ -133,7 +133,8 @@ impl Letter {
         if let Some(why) = self.never_answer(referee) {
             return Err(why);
         }
-        self.from
+        self.mail
+            .from
             .as_ref()
             .ok_or_else(|| "not answered: no From address".to_string())
     }
@@ -336,8 +337,8 @@ mod tests {
             "From: a@x.example\nMessage-ID: {id}\nReferences: {id}\n\nhelp\n"
         ));
         assert_eq!(letter.identity.0.len(), 32);
-        assert_eq!(letter.message_id, None);
-        assert!(letter.references.is_empty());
+        assert_eq!(letter.mail.message_id, None);
+        assert!(letter.mail.references.is_empty());
     }
 
     #[test]

@@ -89,13 +89,8 @@ pub fn handle(
                 continue;
             }
         };
-        let letter = Letter::read(&raw, referee.identity());
-        let result = if raw.len() > max_size {
-            referee.deliver_too_large(&letter, max_size, postman)
-        } else {
-            referee.deliver(&letter, postman)
-        };
-        match result {
+        let letter = Letter::read_capped(&raw, max_size, referee.identity());
+        match referee.deliver(&letter, postman) {
             Ok(report) => {
                 fs::rename(&path, cur.join(seen(&name)))?;
                 run.handled.push((shown, report));

@@ -24,22 +24,14 @@ pub mod transport;
 pub trait Referee {
     fn identity(&self) -> &Identity;
 
+    /// Answers one mail (one [`too_large`](letter::Letter::too_large) with
+    /// a refusal alone).
+    ///
     /// # Errors
     /// When a later try may succeed (exit 75); nothing is lost meanwhile.
     fn deliver(
         &self,
         letter: &letter::Letter,
-        postman: &dyn delivery::Postman,
-    ) -> Result<delivery::Report, delivery::DeliveryError>;
-
-    /// A mail over the size limit, read only in part.
-    ///
-    /// # Errors
-    /// As [`Referee::deliver`].
-    fn deliver_too_large(
-        &self,
-        letter: &letter::Letter,
-        limit: usize,
         postman: &dyn delivery::Postman,
     ) -> Result<delivery::Report, delivery::DeliveryError>;
 }

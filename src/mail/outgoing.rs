@@ -16,14 +16,14 @@ use crate::store::Delivery;
 impl Outgoing {
     /// A reply to `letter`, threaded under it.
     pub fn reply(letter: &Letter, message_id: String, to: Mailbox, body: String) -> Outgoing {
-        let mut references = letter.references.clone();
-        if let Some(id) = &letter.message_id {
+        let mut references = letter.mail.references.clone();
+        if let Some(id) = &letter.mail.message_id {
             references.push(id.clone());
         }
         Outgoing {
-            in_reply_to: letter.message_id.clone(),
+            in_reply_to: letter.mail.message_id.clone(),
             references,
-            ..Outgoing::notice(message_id, to, reply_subject(&letter.subject), body)
+            ..Outgoing::notice(message_id, to, reply_subject(&letter.mail.subject), body)
         }
     }
 

@@ -83,6 +83,7 @@ pub fn read_request(
         }
     };
     let pasted = letter
+        .mail
         .text
         .lines()
         .nth(raw.lines.start)

@@ -47,23 +47,6 @@ impl super::Referee for SheetReferee {
     fn deliver(&self, letter: &Letter, postman: &dyn Postman) -> Result<Report, DeliveryError> {
         self.send(self.decide(letter), postman)
     }
-
-    /// The answer to a mail over the size limit, read only in part.
-    ///
-    /// # Errors
-    /// As [`Referee::deliver`](super::Referee::deliver).
-    fn deliver_too_large(
-        &self,
-        letter: &Letter,
-        limit: usize,
-        postman: &dyn Postman,
-    ) -> Result<Report, DeliveryError> {
-        let decision = match letter.sender(&self.identity) {
-            Err(why) => Decision::Ignore(why),
-            Ok(from) => self.refuse(letter, from, &Refusal::TooLarge(limit), None, None),
-        };
-        self.send(decision, postman)
-    }
 }
 
 impl SheetReferee {
@@ -93,7 +76,10 @@ impl SheetReferee {
             Ok(from) => from.clone(),
             Err(why) => return Decision::Ignore(why),
         };
-        let raw = match RawSheet::find(&letter.text) {
+        if let Some(limit) = letter.too_large {
+            return self.refuse(letter, &from, &Refusal::TooLarge(limit), None, None);
+        }
+        let raw = match RawSheet::find(&letter.mail.text) {
             Ok(raw) => raw,
             Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
         };
@@ -113,7 +99,7 @@ impl SheetReferee {
         self.identity.owner
             && letter.never_answer(&self.identity).is_none()
             && letter.move_lines.iter().any(|(_, m)| m.is_ok())
-            && RawSheet::find(&letter.text).is_ok()
+            && RawSheet::find(&letter.mail.text).is_ok()
     }
 
     /// On an owner's mailbox (`mail --owner ... --filter`): what to send
@@ -136,7 +122,7 @@ impl SheetReferee {
             .owner_mailbox()
             .ok_or("not an owner's mailbox")?;
         let from = letter.sender(&self.identity)?.clone();
-        let raw = RawSheet::find(&letter.text).map_err(|e| format!("not refereed: {e}"))?;
+        let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
         let (sheet, wanted) = match read_request(letter, &raw) {
             Ok(request) => (request.sheet.clone(), Ok(request)),
             Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
@@ -486,6 +472,7 @@ pub fn seat_opponent(
         .filter(|owner| !owner.address.eq_ignore_ascii_case(&from.address));
     let opponent = owner.or_else(|| {
         letter
+            .mail
             .recipients
             .iter()
             .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address))

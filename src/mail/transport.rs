@@ -454,61 +454,6 @@ mod tests {
         }
     }
 
-    /// A hosted reply (the hosted referee's answer to an invitation to play
-    /// the computer, board and sheet in its HTML part) as lettre sends it:
-    /// its HTML part, whose lines the referee writes short, goes 8bit; with a
-    /// long line of the body added, in the encoding lettre chooses. Either
-    /// way it reads back as the HTML drawn.
-    #[test]
-    fn a_hosted_replys_html_reads_back_as_drawn() {
-        use crate::mail::delivery::Stub;
-        use crate::mail::hosted::HostedReferee;
-        use crate::mail::letter::Letter;
-        use crate::mail::Referee;
-        use mail_parser::{Encoding, MessageParser};
-
-        let dir = std::env::temp_dir().join(format!("mancala-html-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let referee = HostedReferee::new(
-            "referee@referee.example",
-            crate::store::Store::open(&dir).unwrap(),
-        );
-        let postman = Stub::default();
-        let invitation = Letter::read(
-            b"From: Alice <alice@players.example>\nMessage-ID: <h1@x>\n\nnew wari with computer\n",
-            &referee.identity,
-        );
-        referee.deliver(&invitation, &postman).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut reply = postman.take().pop().expect("a reply");
-        let drawn = reply.html.clone().expect("an HTML part");
-        assert!(drawn.contains("data-pit=\"south-a\""), "{drawn}");
-        for line in drawn.lines() {
-            assert!(line.len() < 73, "{line:?}");
-        }
-        let long = format!("<p>{}</p>\n", "a comment that runs on ".repeat(8));
-        for (html, encoding) in [
-            (drawn.clone(), Encoding::None),
-            (
-                drawn.replace("</body>", &format!("{long}</body>")),
-                Encoding::QuotedPrintable,
-            ),
-        ] {
-            reply.html = Some(html.clone());
-            let at = UNIX_EPOCH + Duration::from_secs(1_796_029_500);
-            let formatted = build(&referee.identity, &reply, at).unwrap().formatted();
-            let message = MessageParser::default().parse(&formatted).unwrap();
-            let part = message.html_part(0).unwrap();
-            assert_eq!(part.encoding, encoding);
-            let eight_bit = String::from_utf8_lossy(&formatted).contains(
-                "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit",
-            );
-            assert_eq!(eight_bit, encoding == Encoding::None);
-            let read = part.text_contents().unwrap().replace("\r\n", "\n");
-            assert_eq!(read, html);
-        }
-    }
-
     #[test]
     fn mbox_lines_are_the_lines_str_reads() {
         for text in [

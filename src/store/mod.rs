@@ -222,14 +222,7 @@ impl Store {
     /// # Errors
     /// When any step fails; the old file is then untouched.
     pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
-        self.file_game(record, || {
-            write_record(
-                &self.dir,
-                &self.game_path(&record.id),
-                record,
-                Durability::Whole,
-            )
-        })
+        self.write_game(record, Durability::Whole)
     }
 
     /// Writes the game once replies went, marked sent: whole and atomic as
@@ -241,13 +234,13 @@ impl Store {
     /// # Errors
     /// As [`Store::save_game`].
     pub fn note_sent(&self, record: &GameRecord) -> Result<(), StoreError> {
+        self.write_game(record, Durability::Contents)
+    }
+
+    fn write_game(&self, record: &GameRecord, durability: Durability) -> Result<(), StoreError> {
+        let path = self.game_path(&record.id);
         self.file_game(record, || {
-            write_record(
-                &self.dir,
-                &self.game_path(&record.id),
-                record,
-                Durability::Contents,
-            )
+            write_record(&self.dir, &path, record, durability)
         })
     }
 

@@ -157,7 +157,7 @@ impl Scene<'_> {
     /// The event of this game whose mail the letter answers, read from its
     /// In-Reply-To (the referee's `id.event.side@domain`).
     fn answered_event(&self) -> Option<u32> {
-        let replied = self.letter?.in_reply_to.as_deref()?;
+        let replied = self.letter?.mail.in_reply_to.as_deref()?;
         let (local, domain) = replied.rsplit_once('@')?;
         let mut parts = local.split('.');
         let ours = parts.next()? == self.id.as_str()

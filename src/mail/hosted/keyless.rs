@@ -129,7 +129,7 @@ impl HostedReferee {
         letter: &Letter,
         from: &Mailbox,
     ) -> Option<Result<(crate::sheet::Sheet, String), Refusal>> {
-        let raw = RawSheet::find(&letter.text).ok()?;
+        let raw = RawSheet::find(&letter.mail.text).ok()?;
         if raw.id.is_some() {
             return None; // a stored game's sheet starts nothing new
         }

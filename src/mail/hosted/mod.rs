@@ -58,29 +58,16 @@ impl super::Referee for HostedReferee {
             Err(why) => return Ok(Report::ignored(why)),
         };
         let secrets = self.store.secrets()?;
+        if let Some(limit) = letter.too_large {
+            // Told within the sender's daily answers, as a stranger is.
+            let refusal = Refusal::TooLarge(limit);
+            return self.refuse_keyless(&secrets, letter, &from, &refusal, postman);
+        }
         let verified = letter.keys.iter().find_map(|token| secrets.check(token));
         match verified {
             Some((id, side)) => self.in_game(&secrets, letter, &from, id, side, postman),
             None => self.keyless(&secrets, letter, &from, postman),
         }
-    }
-
-    /// A mail over the size limit: the sender is told, within their daily answers.
-    ///
-    /// # Errors
-    /// As [`Referee::deliver`](super::Referee::deliver).
-    fn deliver_too_large(
-        &self,
-        letter: &Letter,
-        limit: usize,
-        postman: &dyn Postman,
-    ) -> Result<Report, DeliveryError> {
-        let from = match letter.sender(&self.identity) {
-            Ok(from) => from.clone(),
-            Err(why) => return Ok(Report::ignored(why)),
-        };
-        let secrets = self.store.secrets()?;
-        self.refuse_keyless(&secrets, letter, &from, &Refusal::TooLarge(limit), postman)
     }
 }
 
@@ -499,7 +486,7 @@ impl Scene<'_> {
 
     /// The move written in place of the `?` of a quoted log of this game.
     fn quoted_move(&self, letter: &Letter) -> Option<Vec<Pit>> {
-        let raw = RawSheet::find(&letter.text).ok()?;
+        let raw = RawSheet::find(&letter.mail.text).ok()?;
         let request = read_request(letter, &raw).ok()?;
         (request.sheet.game.sowings() == self.game.game().sowings()).then_some(request.sowings)
     }
@@ -512,7 +499,7 @@ impl Scene<'_> {
         for (_, read) in &letter.move_lines {
             lines.push(read.clone()?);
         }
-        let quoted = RawSheet::find(&letter.text)
+        let quoted = RawSheet::find(&letter.mail.text)
             .ok()
             .and_then(|raw| read_request(letter, &raw).ok());
         if let Some(request) = &quoted {

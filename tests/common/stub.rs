@@ -1,0 +1,51 @@
+//! The test postman: keeps what it is given, and fails as told. Test code
+//! only (the referee never sends through it); tests and benches include
+//! this file by `#[path]`.
+
+use std::cell::RefCell;
+
+use mancala::mail::delivery::{Failure, Postman, SendError};
+use mancala::mail::outgoing::Outgoing;
+
+#[derive(Debug, Default)]
+pub struct Stub {
+    pub sent: RefCell<Vec<Outgoing>>,
+    /// Sends to these addresses fail so.
+    pub failing: RefCell<Vec<(String, Failure)>>,
+}
+
+#[allow(dead_code)] // each test file uses a part of it
+impl Stub {
+    pub fn fail(&self, address: &str, failure: Failure) {
+        self.failing
+            .borrow_mut()
+            .push((address.to_string(), failure));
+    }
+
+    pub fn heal(&self) {
+        self.failing.borrow_mut().clear();
+    }
+
+    /// Everything sent so far, and forgets it.
+    pub fn take(&self) -> Vec<Outgoing> {
+        std::mem::take(&mut self.sent.borrow_mut())
+    }
+}
+
+impl Postman for Stub {
+    fn send(&self, mail: &Outgoing) -> Result<(), SendError> {
+        if let Some((_, failure)) = self
+            .failing
+            .borrow()
+            .iter()
+            .find(|(a, _)| a.eq_ignore_ascii_case(&mail.to.address))
+        {
+            return Err(SendError {
+                failure: *failure,
+                message: format!("stub: {} refused ({failure:?})", mail.to.address),
+            });
+        }
+        self.sent.borrow_mut().push(mail.clone());
+        Ok(())
+    }
+}
