@@ -3,8 +3,11 @@
 # endgame tables to N stones in pits, then the exact solver with a
 # transposition table of M megabytes, each step on standard error.
 #
-#   benches/moonshot.sh [RULESET] [STONES] [TABLE_STONES] [MEMORY_MB] [DIR]
+#   benches/moonshot.sh [RULESET] [STONES] [TABLE_STONES] [MEMORY_MB] [DIR] [SOLVE_ARG...]
 #   benches/moonshot.sh mankala 3 24 8192 /var/tmp/mancala-tables
+#   benches/moonshot.sh waurie 3 18 8192 /var/tmp/mancala-tables --proof-numbers
+#
+# Results and the attempts that did not end: boards/solutions/.
 #
 # Mankala with 3 stones: tables to 24 stones in pits take 1.25 GB and about
 # half an hour to build; the solve then takes about 10 minutes and 9.6 GB.
@@ -15,6 +18,7 @@ stones=${2:-3}
 table_stones=${3:-24}
 memory=${4:-8192}
 dir=${5:-/var/tmp/mancala-tables}
+shift $(($# < 5 ? $# : 5))
 bin=${MANCALA_BIN:-target/release/mancala}
 [ -x "$bin" ] || cargo build --release --locked
 "$bin" tables build "$ruleset" --stones-in-pits "$table_stones" --tables "$dir"
@@ -23,4 +27,4 @@ timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
 "$bin" new "$ruleset" --stones "$stones" |
     "${timer[@]}" "$bin" solve - --json --verbose --tables "$dir" \
-        --nodes 1000000000000 --memory "$memory"
+        --nodes 1000000000000 --memory "$memory" "$@"

@@ -185,6 +185,9 @@ pub enum Command {
         /// Megabytes for the transposition table (default: sized to --nodes, at most 1024)
         #[arg(long, value_name = "MB")]
         memory: Option<usize>,
+        /// Solve a win-or-loss game (Waurie) by proof numbers (df-pn), not MTD(f)
+        #[arg(long)]
+        proof_numbers: bool,
         #[command(flatten)]
         search: SearchArgs,
     },

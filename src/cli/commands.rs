@@ -148,8 +148,14 @@ pub fn run(args: Args) -> CliResult {
             json,
             verbose,
             memory,
+            proof_numbers,
             search,
-        } => super::solve::solve(&read_sheet(&file)?, json, (verbose, memory), &search),
+        } => super::solve::solve(
+            &read_sheet(&file)?,
+            json,
+            (verbose, memory, proof_numbers),
+            &search,
+        ),
         Command::Analyze { file, json, search } => {
             super::solve::analyze_game(&read_sheet(&file)?, json, &search)
         }

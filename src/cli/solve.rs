@@ -112,11 +112,11 @@ fn json_of(solution: &Solution) -> serde_json::Value {
 }
 
 /// `mancala solve`; `verbose` reports each step, `memory` (MB) sizes the
-/// transposition table.
+/// transposition table, `proof_numbers` solves Waurie by df-pn.
 pub fn solve(
     sheet: &Sheet,
     json: bool,
-    (verbose, memory): (bool, Option<usize>),
+    (verbose, memory, proof_numbers): (bool, Option<usize>, bool),
     search: &SearchArgs,
 ) -> CliResult {
     let position = sheet.game.position();
@@ -126,6 +126,9 @@ pub fn solve(
             .map_err(|e| Failure::data(format!("a transposition table of {mb} MB: {e}")))?,
         None => Solver::new(tables.as_ref(), search.nodes),
     };
+    if proof_numbers {
+        solver = solver.by_proof_numbers();
+    }
     if verbose {
         let reach = tables.as_ref().map_or("no tables".to_string(), |t| {
             format!("tables to {} stones in pits", t.max_stones())

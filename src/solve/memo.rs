@@ -40,8 +40,13 @@ impl Key {
         Some(Key(u128::from_le_bytes(bytes)))
     }
 
-    /// Where the key's pair of entries lies in a table of `buckets` pairs.
-    fn bucket(self, mask: usize) -> usize {
+    /// The key's bits: the pits, a byte each.
+    pub(super) fn raw(self) -> u128 {
+        self.0
+    }
+
+    /// Where the key's pair of entries lies in a table of `mask + 1` pairs.
+    pub(super) fn bucket(self, mask: usize) -> usize {
         let lo = self.0 as u64;
         let hi = (self.0 >> 64) as u64;
         let mut h = lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);

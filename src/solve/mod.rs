@@ -8,6 +8,7 @@
 //! result exact.
 
 pub mod analyze;
+pub mod dfpn;
 pub mod memo;
 pub mod rank;
 pub mod search;

@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use super::dfpn::{ProofSearch, Unproven};
 use super::memo::{Key, Known, Memo};
 use super::{Scoring, Tables};
 use crate::engine::{Pit, Position};
@@ -43,6 +44,10 @@ pub struct Solver<'a> {
     /// Where to report each step of a long solve, if anywhere.
     trace: Option<Trace<'a>>,
     started: Instant,
+    /// Whether a game of win or loss is searched by proof numbers (their
+    /// search made when first needed), not by MTD(f).
+    proof_numbers: bool,
+    proof: Option<ProofSearch<'a>>,
 }
 
 /// Where a long solve reports its steps.
@@ -84,7 +89,17 @@ impl<'a> Solver<'a> {
             budget,
             trace: None,
             started: Instant::now(),
+            proof_numbers: false,
+            proof: None,
         }
+    }
+
+    /// Searches a game of win or loss (Waurie) by proof numbers (df-pn),
+    /// not by MTD(f): a second, independent search, faster on some
+    /// positions, slower on others (docs/perfect-play.md).
+    pub fn by_proof_numbers(mut self) -> Solver<'a> {
+        self.proof_numbers = true;
+        self
     }
 
     /// Reports each step of the search (each null-window search at the
@@ -129,7 +144,7 @@ impl<'a> Solver<'a> {
             let mut exact = true;
             for (pit, child, guess) in guesses {
                 let sign = relative(position, &child, 1);
-                match self.mtdf(scoring, &child, guess, sign) {
+                match self.move_value(scoring, &child, guess, sign) {
                     Ok(v) => {
                         let v = relative(position, &child, v);
                         self.report(format_args!("{pit}: exactly {v:+}"));
@@ -157,6 +172,33 @@ impl<'a> Solver<'a> {
             }
         }
         self.estimate(position, &legal)
+    }
+
+    /// The exact value of a root move's `child` for its mover: by proof
+    /// numbers in a game of win or loss (wherever they can say), else by
+    /// MTD(f) from `guess`.
+    fn move_value(
+        &mut self,
+        scoring: Scoring,
+        child: &Position,
+        guess: i32,
+        sign: i32,
+    ) -> Result<i32, Stop> {
+        if scoring == Scoring::WinLoss && self.proof_numbers {
+            // The same memory as the memo's bound: the memo is then unused.
+            let (tables, entries) = (self.tables, self.memo.most_bytes() / 32);
+            let proof = self
+                .proof
+                .get_or_insert_with(|| ProofSearch::new(tables, entries));
+            let result = proof.wins(child, self.budget.saturating_sub(self.nodes));
+            self.nodes += proof.nodes;
+            match result {
+                Ok(wins) => return Ok(if wins { 1 } else { -1 }),
+                Err(Unproven::Budget) => return Err(Stop::Budget),
+                Err(Unproven::NotWinLoss) => {}
+            }
+        }
+        self.mtdf(scoring, child, guess, sign)
     }
 
     /// The exact value of `position` for its mover: null-window searches

@@ -105,12 +105,24 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
         if usize::from(position.stones_in_pits()) <= table_stones {
             prop_assert_eq!(tables.value(&position), Some(truth), "{:?}", position);
         }
-        // The solver with tables below the position, without any, and with
-        // a memo small enough (1024 entries) to be replacing all the time.
-        for (with, megabytes) in [(None, 16), (Some(&tables), 16), (Some(&tables), 0)] {
-            let solution = Solver::with_memory(with, 1_000_000, megabytes)
-                .unwrap()
-                .solve(&position);
+        // The solver with tables below the position, without any, with a
+        // memo small enough (1024 entries) to be replacing all the time,
+        // and (in Waurie: elsewhere it is the same) by proof numbers, not
+        // MTD(f).
+        let ways = [
+            (None, 16, false),
+            (Some(&tables), 16, false),
+            (Some(&tables), 0, false),
+            (Some(&tables), 0, true),
+        ];
+        for (with, megabytes, proof) in ways {
+            let solver = Solver::with_memory(with, 1_000_000, megabytes).unwrap();
+            let solver = if proof {
+                solver.by_proof_numbers()
+            } else {
+                solver
+            };
+            let solution = { solver }.solve(&position);
             prop_assert!(solution.exact, "{:?}", position);
             prop_assert_eq!(solution.value, truth, "{:?}", position);
             for (pit, value) in &solution.moves {
@@ -144,6 +156,61 @@ fn waurie_tables_and_solver_agree_with_minimax() {
 #[test]
 fn kalah_tables_and_solver_agree_with_minimax() {
     check(Ruleset::Kalah, 5, 7, 2000);
+}
+
+#[test]
+fn proof_numbers_and_mtdf_agree_on_larger_waurie_positions() {
+    // Beyond minimax's reach: 9 to 16 stones in pits, tables to 6, each
+    // move's value by df-pn and by MTD(f), two searches sharing nothing.
+    let rules = Ruleset::Waurie.rules();
+    let tables = Tables::build(&rules, 6, &mut |_, _| {}).unwrap();
+    let nodes = Cell::new((0u64, 0u64));
+    let played = Cell::new(0);
+    for_random_positions(rules, 16, 150, |position| {
+        if position.stones_in_pits() < 9 {
+            return Ok(());
+        }
+        let mut proof = Solver::new(Some(&tables), 100_000_000).by_proof_numbers();
+        let mut mtdf = Solver::new(Some(&tables), 100_000_000);
+        let (by_proof, by_mtdf) = (proof.solve(&position), mtdf.solve(&position));
+        prop_assert!(by_proof.exact && by_mtdf.exact, "{:?}", position);
+        prop_assert_eq!(&by_proof.moves, &by_mtdf.moves, "{:?}", position);
+        prop_assert_eq!(by_proof.value, by_mtdf.value);
+        let (p, m) = nodes.get();
+        nodes.set((p + proof.nodes, m + mtdf.nodes));
+        played.set(played.get() + 1);
+        Ok(())
+    });
+    let (p, m) = nodes.get();
+    eprintln!(
+        "{} positions: df-pn {p} positions, MTD(f) {m}",
+        played.get()
+    );
+    assert!(played.get() > 40, "{} played", played.get());
+}
+
+#[test]
+fn proof_numbers_settle_in_a_table_too_small_for_the_memo() {
+    // Found by the minimax check: with the smallest memo (1024 entries),
+    // df-pn's table of the same size lost its numbers faster than it made
+    // them and spent a million positions on this one; its table now has
+    // 2^16 entries at least.
+    let rules = Ruleset::Waurie.rules();
+    let tables = Tables::build(&rules, 5, &mut |_, _| {}).unwrap();
+    let position = Position::from_counts(
+        rules,
+        &[0, 1, 0, 1, 1, 0],
+        &[2, 0, 0, 1, 0, 1],
+        [0, 41],
+        Side::South,
+    )
+    .unwrap();
+    let solution = Solver::with_memory(Some(&tables), 1_000_000, 0)
+        .unwrap()
+        .by_proof_numbers()
+        .solve(&position);
+    assert!(solution.exact, "{solution:?}");
+    assert_eq!(solution.value, 1);
 }
 
 #[test]
