@@ -179,17 +179,7 @@ impl HostedReferee {
         record.inviter_confirmed = verified;
         let hosted = HostedGame::new(record).map_err(|e| super::corrupt(&self.store, &id, e))?;
         let mut game = Transaction::new(&self.store, game_lock, hosted);
-        let event = game.event();
-        let mut scene = Scene {
-            referee: self,
-            secrets,
-            game: &mut game.record,
-            id: id.clone(),
-            event,
-            letter: Some(letter),
-            notes: Default::default(),
-            questions: Vec::new(),
-        };
+        let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
         let opening = scene.opening(side, computer.is_some(), &news, inviter, now);
         let summary = scene.summary(&opening.did);
         // The game first: it is the mail's record (a retry finds it by its

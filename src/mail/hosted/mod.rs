@@ -138,17 +138,7 @@ impl HostedReferee {
         if game.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(report);
         }
-        let event = game.event();
-        let mut scene = Scene {
-            referee: self,
-            secrets,
-            game: &mut game.record,
-            id: id.clone(),
-            event,
-            letter: Some(letter),
-            notes: Default::default(),
-            questions: Vec::new(),
-        };
+        let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
         scene.game.key_shown(side);
         let decision = scene.decide(letter, from, side)?;
         let summary = scene.summary(&decision.did);
@@ -261,6 +251,30 @@ struct Scene<'a> {
     notes: [Vec<String>; 2],
     /// The writer's questions, answered once the mail's acts are done.
     questions: Vec<Command>,
+}
+
+impl<'a> Scene<'a> {
+    /// The scene of the mail (or the clock, when `letter` is `None`) at
+    /// `game`'s next event.
+    fn new(
+        referee: &'a HostedReferee,
+        secrets: &'a Secrets,
+        id: &GameId,
+        game: &'a mut Transaction<'_, HostedGame>,
+        letter: Option<&'a Letter>,
+    ) -> Scene<'a> {
+        let event = game.event();
+        Scene {
+            referee,
+            secrets,
+            game: &mut game.record,
+            id: id.clone(),
+            event,
+            letter,
+            notes: Default::default(),
+            questions: Vec::new(),
+        }
+    }
 }
 
 impl Scene<'_> {

@@ -149,17 +149,8 @@ impl HostedReferee {
         let idle = now.saturating_sub(record.last_activity);
         let deadline = record.last_activity.saturating_add(forfeit);
         let name = record.player(side).name.clone();
-        let (reminded, event) = (record.reminded, game.event());
-        let scene = Scene {
-            referee: self,
-            secrets,
-            game: &mut game.record,
-            id: id.clone(),
-            event,
-            letter: None,
-            notes: Default::default(),
-            questions: Vec::new(),
-        };
+        let reminded = record.reminded;
+        let scene = Scene::new(self, secrets, id, &mut game, None);
         let (what, mails) = if idle >= forfeit {
             scene.game.forfeit(side, now);
             let news = format!(
