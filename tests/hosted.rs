@@ -1385,3 +1385,75 @@ fn questions_are_answered_on_the_game_after_the_mails_acts() {
         "{history}"
     );
 }
+
+#[test]
+fn a_reply_is_never_many_times_larger_than_the_mail_that_asked_for_it() {
+    let world = World::new("reply-size");
+    let (alice, _) = world.game_on();
+    let size = |out: &[Outgoing]| -> usize {
+        out.iter()
+            .map(|o| o.subject.len() + o.body.len() + o.html.as_ref().map_or(0, String::len))
+            .sum()
+    };
+    let pits = ["a", "b", "c", "d", "e", "f"];
+    let one = world.deliver(&press_reply(ALICE, &alice, "preview a", "one@x"));
+    let base = size(&one);
+    let shapes = [
+        // 30 previews (the most commands a mail carries), each its own board.
+        (0..30)
+            .map(|i| format!("preview {} {}\n", pits[i % 6], pits[i / 6]))
+            .collect::<String>(),
+        // Boards of every turn and previews mixed.
+        (0..15)
+            .map(|i| format!("board {i}\npreview {}\n", pits[i % 6]))
+            .collect(),
+        // A 0.9 MB mail: 30 previews of huge turns, each line repeated back once before.
+        (0..30)
+            .map(|i| format!("preview {}{}\n", pits[i % 6], "-a".repeat(14_000)))
+            .collect(),
+        (0..30)
+            .map(|i| format!("preview {}\n", format!("{} ", pits[i % 6]).repeat(7_000)))
+            .collect(),
+    ];
+    for (n, words) in shapes.iter().enumerate() {
+        let out = world.deliver(&press_reply(ALICE, &alice, words, &format!("{n}@x")));
+        assert_eq!(out.len(), 1, "to the asker alone");
+        assert!(
+            size(&out) <= 4 * base,
+            "shape {n}: a mail of {} bytes got {} (one preview: {base})",
+            words.len(),
+            size(&out)
+        );
+    }
+    let out = world.deliver(&press_reply(ALICE, &alice, &shapes[0], "cap@x"));
+    assert!(
+        out[0]
+            .body
+            .contains("A mail gets at most 3 boards drawn (board N or preview)"),
+        "the cap is said:\n{}",
+        out[0].body
+    );
+    assert_eq!(out[0].body.matches("Not the game: a preview").count(), 3);
+}
+
+#[test]
+fn a_board_number_that_is_no_number_is_refused_with_what_to_write_not_relayed() {
+    let world = World::new("board-odd");
+    let (alice, _) = world.game_on();
+    for (n, line) in ["board 99999999999999999999999", "board -1", "board #"]
+        .iter()
+        .enumerate()
+    {
+        let out = world.deliver(&press_reply(ALICE, &alice, line, &format!("odd{n}@x")));
+        assert_eq!(out.len(), 1, "{line}: nothing to Bob");
+        let body = to(&out, ALICE).body;
+        let said = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            said.contains(&format!(
+                "'{line}' cannot be read: write board, or board and the number of a line of the log, such as: board 3"
+            )),
+            "{line}:\n{body}"
+        );
+        assert!(!body.contains("Alice writes:"), "{body}");
+    }
+}

@@ -147,7 +147,7 @@ pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
         Ok(_) if colon => Some(Err(Refusal::NoMove)),
         Err(error) if colon || rest.split_whitespace().count() == 1 => {
             Some(Err(Refusal::BadMoveLine {
-                text: rest.to_string(),
+                text: super::refusal::echo(rest),
                 error,
             }))
         }

@@ -431,10 +431,7 @@ impl Scene<'_> {
         questions: &[Command],
         commands: &[Command],
     ) -> (Vec<Outgoing>, String) {
-        let answers: Vec<(String, String)> = questions
-            .iter()
-            .map(|question| self.answer(side, question))
-            .collect();
+        let answers = self.answers(side, questions);
         // Questions alone: one mail to the asker, the game untouched.
         let title = match answers.as_slice() {
             [(title, _)] => title.clone(),

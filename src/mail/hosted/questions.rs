@@ -9,16 +9,38 @@ use crate::engine::{Game, Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::result_words;
 use crate::mail::play::{play_turn, written};
+use crate::mail::refusal::echo;
 use crate::sheet::{Sheet, NOT_THE_GAME};
 use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
 impl Scene<'_> {
     /// Answers the writer's questions in their mail, in the order asked.
     pub(super) fn note_answers(&mut self, side: Side) {
-        for question in std::mem::take(&mut self.questions) {
-            let (title, text) = self.answer(side, &question);
+        let questions = std::mem::take(&mut self.questions);
+        for (title, text) in self.answers(side, &questions) {
             self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
+    }
+
+    /// The titles and texts of the answers to `questions`, in order; past
+    /// [`MOST_DRAWN`] sheets, a line that says so instead of each.
+    pub(super) fn answers(&self, side: Side, questions: &[Command]) -> Vec<(String, String)> {
+        let mut drawn = 0;
+        questions
+            .iter()
+            .map(|question| {
+                if matches!(question, Command::Board(Some(_)) | Command::Preview(_)) {
+                    drawn += 1;
+                    if drawn > MOST_DRAWN {
+                        return (
+                            "a board not drawn.".to_string(),
+                            format!("A mail gets at most {MOST_DRAWN} boards drawn (board N or preview): ask for the rest in another mail.\n"),
+                        );
+                    }
+                }
+                self.answer(side, question)
+            })
+            .collect()
     }
 
     /// The title and text of the answer to `question`.
@@ -103,32 +125,33 @@ impl Scene<'_> {
         // Each turn is played on a copy: a mail of a million turns costs no more than this.
         let cut = turns.len() > PREVIEW_TURNS;
         let turns = &turns[..turns.len().min(PREVIEW_TURNS)];
-        let line = turns
-            .iter()
-            .map(|t| written(t))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = echo(
+            &turns
+                .iter()
+                .map(|t| written(t))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
         let title = format!("a preview of {line}, as you asked: nothing is played.");
         let mut trial: Sheet = self.game.sheet();
         let mut said = Vec::new();
         for turn in turns {
+            let turn_written = echo(&written(turn));
             let Some(mover) = trial.game.to_move() else {
-                said.push(format!("The game is over before {}.", written(turn)));
+                said.push(format!("The game is over before {turn_written}."));
                 break;
             };
             match play_turn(&mut trial, mover, turn) {
                 Ok(_) if trial.game.to_move() == Some(mover) && !trial.game.is_over() => {
                     said.push(format!(
-                        "{} earns {} a free turn: write the turn whole, such as {}-a. The preview stops here.",
-                        written(turn),
+                        "{turn_written} earns {} a free turn: write the turn whole, such as {turn_written}-a. The preview stops here.",
                         trial.name(mover),
-                        written(turn)
                     ));
                     break;
                 }
                 Ok(news) => said.push(news),
                 Err(refusal) => {
-                    said.push(format!("{} cannot be played: {refusal}", written(turn)));
+                    said.push(format!("{turn_written} cannot be played: {refusal}"));
                     break;
                 }
             }
@@ -166,6 +189,10 @@ fn analysis_text(sheet: &Sheet) -> String {
         analysis.text(|side| sheet.name(side).to_string())
     )
 }
+
+/// The most sheets (`board N`, `preview`) drawn for one mail: each is a
+/// board and a log, so a mail of them gets an answer of bounded size.
+const MOST_DRAWN: usize = 3;
 
 /// The most turns a preview plays.
 const PREVIEW_TURNS: usize = 100;
