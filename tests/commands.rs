@@ -155,7 +155,7 @@ fn play_turns(
 }
 
 #[test]
-fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
+fn board_n_shows_the_sheet_after_line_n_of_the_log_and_its_mail_still_plays() {
     let referee = Referee::new("board-n");
     let boards = referee.game_on("wari");
     let (alice, _bob) = play_turns(&referee, boards, 3);
@@ -165,14 +165,14 @@ fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
     assert!(
         answer
             .body
-            .contains("Not the game: the board after turn 1 of 3"),
+            .contains("Not the game: the board after turn 1 of 2"),
         "{}",
         answer.body
     );
-    // The sheet after turn 1 has one log entry; the game's own still has three.
+    // Line 1 of the log: each player's first turn; the game's own has three.
     let after = answer.body.split("Not the game:").nth(1).unwrap();
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
-    assert_eq!(early.game.ply(), 1);
+    assert_eq!(early.game.ply(), 2);
     assert_eq!(
         answer.sheet().game.ply(),
         3,
@@ -182,8 +182,46 @@ fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
     let out = referee.reply(ALICE, &answer, "board 9");
     assert!(says(
         &to(&out, ALICE).body,
-        "the game has 3 turns; write board and a number from 0 to 3"
+        "the log has 2 numbered lines; write board and a number from 0 to 2"
     ));
+}
+
+#[test]
+fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
+    let referee = Referee::new("turn-numbers");
+    let boards = referee.game_on("wari");
+    // Five turns: lines 1 and 2 whole, line 3 South's alone.
+    let (alice, bob) = play_turns(&referee, boards, 5);
+    let out = referee.reply(ALICE, &alice, "board 3");
+    let body = to(&out, ALICE).body;
+    assert!(body.contains("the board after turn 3 of 3"), "{body}");
+    let after = body.split("Not the game:").nth(1).unwrap();
+    let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
+    assert_eq!(early.game.ply(), 5, "line 3 as it stands");
+    let out = referee.reply(ALICE, &alice, "board 2");
+    let body = to(&out, ALICE).body;
+    let after = body.split("Not the game:").nth(1).unwrap();
+    let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
+    assert_eq!(early.game.ply(), 4, "line 2: two turns each");
+    let out = referee.reply(ALICE, &alice, "analysis");
+    let body = to(&out, ALICE).body;
+    for line in [
+        "  1. Alice",
+        "  1. Bob",
+        "  2. Alice",
+        "  2. Bob",
+        "  3. Alice",
+    ] {
+        assert!(body.contains(line), "{line}:\n{body}");
+    }
+    assert!(!body.contains("  4. "), "{body}");
+    let out = referee.reply(BOB, &bob, "resign");
+    let out = referee.reply(ALICE, &to(&out, ALICE), "history");
+    let body = to(&out, ALICE).body;
+    assert!(
+        says(&body, "Alice wins (Bob resigned) after 3 turns"),
+        "{body}"
+    );
 }
 
 #[test]

@@ -616,7 +616,7 @@ after every move. Write one command a line, in your own text:
   offer draw            propose a draw (a move by your opponent declines)
   takeback              ask to undo your last turn, before the reply
   resign                give the game up
-  board / board 12      the board now, or after the first 12 turns
+  board / board 12      the board now, or after line 12 of the log
   preview c e-b d       the board after these turns; nothing is played
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first

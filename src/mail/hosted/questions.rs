@@ -99,20 +99,21 @@ impl Scene<'_> {
         Ok(games)
     }
 
-    /// The sheet as it stood after the first `turns` turns of the log.
-    fn board_after(&self, record: &GameRecord, turns: usize) -> (String, String) {
-        let title = format!("the board after turn {turns}, as you asked.");
-        let total = record.turns.len();
-        if turns > total {
-            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: total };
+    /// The sheet as it stood after line `line` of the log (each line a
+    /// turn of each player's, as the sheet numbers them).
+    fn board_after(&self, record: &GameRecord, line: usize) -> (String, String) {
+        let title = format!("the board after turn {line}, as you asked.");
+        let lines = log_lines(record);
+        if line > lines {
+            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: lines };
             return (title, format!("{refusal}.\n"));
         }
         let mut early = record.clone();
-        early.turns.truncate(turns);
+        early.turns.truncate(line.saturating_mul(2));
         early.conceded = None;
         let text = match early.game() {
             Ok(game) => marked(
-                &format!("the board after turn {turns} of {total}"),
+                &format!("the board after turn {line} of {lines}"),
                 &sheet_of(record, game),
             ),
             Err(e) => format!("That board cannot be drawn: {e}.\n"),
@@ -190,6 +191,12 @@ fn analysis_text(sheet: &Sheet) -> String {
     )
 }
 
+/// The numbered lines of `record`'s log: its turns, two a line (the
+/// players' turn numbers, as the sheet shows them).
+fn log_lines(record: &GameRecord) -> usize {
+    record.turns.len().div_ceil(2)
+}
+
 /// The most sheets (`board N`, `preview`) drawn for one mail: each is a
 /// board and a log, so a mail of them gets an answer of bounded size.
 const MOST_DRAWN: usize = 3;
@@ -251,7 +258,7 @@ pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address:
                 record.south.name,
                 record.north.name,
                 result_words(&sheet, &outcome),
-                record.turns.len()
+                log_lines(record)
             ),
         ));
     }
