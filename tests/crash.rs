@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
 use mancala::store::{SenderRecord, Store};
 

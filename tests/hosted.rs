@@ -7,10 +7,10 @@
 use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
 use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
@@ -1228,13 +1228,10 @@ fn no_mail_makes_the_hosted_referee_panic() {
         format!("From: {ALICE}\nSubject: new wari stones 5 with {BOB} as north\n\nnew mankala with computer\n").into_bytes(),
         press_reply(BOB, &bob, "accept\ndecline", "z4@x").into_bytes(),
     ];
-    let mut rng = SplitMix64::new(77);
-    for round in 0..1500 {
-        let mut raw = seeds[round % seeds.len()].clone();
-        common::mutate(&mut raw, &seeds, 6, 80, &mut rng);
-        let _ = world.try_deliver(&String::from_utf8_lossy(&raw));
+    common::fuzz(&seeds, 1500, (6, 80), |raw| {
+        let _ = world.try_deliver(&String::from_utf8_lossy(raw));
         world.postman.take();
-    }
+    });
     let listing = Store::open(&world.dir).unwrap().list().unwrap();
     assert!(listing.unreadable.is_empty());
     for record in listing.games {

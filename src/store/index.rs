@@ -25,9 +25,10 @@
 //! So a crash at any point leaves at worst an extra entry, never a game
 //! missing from the index: every reader checks what an entry says against
 //! the game it loads and ignores a stale one, and the game's next save,
-//! which finds it in `games/<id>`, takes it away. `pending/` alone is not
-//! synced: lost to a power cut, it only delays the resending of a notice
-//! (replies to mails are resent by the MTA's retry anyway).
+//! which finds it in `games/<id>`, takes it away. `pending/` and
+//! `games/<id>` are not synced: lost to a power cut, the one only delays
+//! the resending of a notice (replies to mails are resent by the MTA's
+//! retry anyway), the other leaves a stale entry, which readers ignore.
 //!
 //! Ratings: a game saved as ended is counted once, by its id, under the
 //! `ratings` lock: the table is written with the game as its `last`, then
@@ -48,8 +49,8 @@ use std::path::{Path, PathBuf};
 
 use super::ratings::{self, Table};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Folder, GameId, GameRecord, Listing, LockOn,
-    Secrets, Standing, Store, StoreError,
+    io_error, mailbox_key, replace_file, sync_folder, Durability, GameId, GameRecord, Listing,
+    LockOn, Secrets, Standing, Store, StoreError,
 };
 use crate::engine::{Game, Side};
 
@@ -93,7 +94,7 @@ impl Store {
         }
         self.build_index(secrets)?;
         let index = self.index_dir();
-        replace_file(&index, &version, b"1\n", Folder::Synced).map_err(io_error(&version))
+        replace_file(&index, &version, b"1\n", Durability::Whole).map_err(io_error(&version))
     }
 
     /// Every game filed, and the ratings replayed in the order the games
@@ -223,7 +224,7 @@ impl Store {
             &dir,
             &path,
             hints_text(entries).as_bytes(),
-            Folder::Unsynced,
+            Durability::Hint,
         )
         .map_err(io_error(&path))
     }
@@ -414,7 +415,12 @@ impl Store {
     }
 
     fn write_table(&self, table: &Table) -> Result<(), StoreError> {
-        super::write_record(&self.index_dir(), &self.table_path(), table, Folder::Synced)
+        super::write_record(
+            &self.index_dir(),
+            &self.table_path(),
+            table,
+            Durability::Whole,
+        )
     }
 }
 

@@ -5,10 +5,11 @@
 
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
-use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Outgoing};
+use crate::mail::compose::{self, clean_name, is_placeholder, note, signature};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
+use crate::mail::outgoing::Outgoing;
 use crate::mail::play::{play_turn, read_request};
 use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_opponent;

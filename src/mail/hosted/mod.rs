@@ -16,12 +16,12 @@ pub use remind::Reminder;
 use std::fmt::Write as _;
 
 use super::command::Command;
-use super::compose::{
-    self, game_line, key_block, mailbox_of, note, sheet_body_drawn, signature, Drawn, Outgoing,
-};
+use super::compose::{self, game_line, key_block, note, sheet_body_drawn, signature};
 use super::delivery::{DeliveryError, Postman, Report, Transaction};
+use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
+use super::outgoing::{mailbox_of, Outgoing};
 use super::play::read_request;
 use super::refusal::Refusal;
 use super::Identity;
