@@ -468,9 +468,9 @@ fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() 
     assert_eq!(body.matches("your key:").count(), 2, "{body}");
     assert!(says(&body, "1 finished or declined"), "{body}");
     assert!(says(&body, "Bob wins (Alice resigned)"), "{body}");
-    assert!(body.contains("1. your games, as you asked."), "{body}");
+    assert!(body.contains("1. Your games, as you asked."), "{body}");
     assert!(
-        body.contains("2. your finished games, as you asked."),
+        body.contains("2. Your finished games, as you asked."),
         "{body}"
     );
 }
@@ -514,9 +514,9 @@ fn several_commands_in_one_mail_are_answered_in_one_reply_in_order() {
     assert_eq!(out.len(), 1);
     let body = &out[0].body;
     let (r, p, b) = (
-        body.find("1. the ratings").unwrap(),
-        body.find("2. a preview").unwrap(),
-        body.find("3. the board after turn 0").unwrap(),
+        body.find("1. The ratings, as you asked.").unwrap(),
+        body.find("2. A preview").unwrap(),
+        body.find("3. The board after turn 0").unwrap(),
     );
     assert!(r < p && p < b, "{body}");
 }

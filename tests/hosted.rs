@@ -566,21 +566,21 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
     let alice = to(&out, ALICE);
     assert_eq!(
         alice.subject,
-        format!("Waurie {id}: Bob accepted: the game is on, your move")
+        format!("Waurie {id}: your move — Bob accepted: the game is on")
     );
     let out = world.deliver(&press_reply(ALICE, &alice, "move c-f", "hl2@x"));
     let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
     assert_eq!(
         bob.subject,
-        format!("Waurie {id}: Alice played c, a free turn, then f, your move")
+        format!("Waurie {id}: your move — Alice played c, a free turn, then f")
     );
     assert_eq!(
         alice.subject,
-        format!("Waurie {id}: Alice played c, a free turn, then f, Bob to move")
+        format!("Waurie {id}: Bob to move — Alice played c, a free turn, then f")
     );
     assert!(
         bob.body.starts_with(&format!(
-            "Waurie {id}: Alice played c, a free turn, then f, your"
+            "Waurie {id}: your move — Alice played c, a free turn, then f."
         )),
         "{}",
         bob.body

@@ -264,7 +264,7 @@ impl Scene<'_> {
             body + "\nThe game turn by turn, under perfect play: reply with a line  analysis\n"
                 + &signature()
         } else {
-            body + &key_block(self.id.as_str(), &token) + &signature()
+            body + &key_block(self.id.as_str(), &token, self.commands_for(side)) + &signature()
         };
         let message_id = self
             .referee
@@ -278,6 +278,18 @@ impl Scene<'_> {
                 .with_subject(subject)
                 .with_html_drawn(Some(drawn)),
         )
+    }
+
+    /// The commands that work for `side` in this game as it stands, for
+    /// the footer of their mail.
+    fn commands_for(&self, side: Side) -> &'static str {
+        let record = self.game.record();
+        match record.standing {
+            Standing::Invited { invitee } if invitee == side => "accept, decline, board",
+            Standing::Invited { .. } | Standing::Declined => "board, games",
+            Standing::Playing if record.computer.is_some() => "move <pit>, board, resign",
+            Standing::Playing => "move <pit>, board, offer draw, resign",
+        }
     }
 
     /// The board to `side`, under `first` (and `said`, the referee's words).
@@ -440,7 +452,7 @@ impl Scene<'_> {
         let mut body = game_line(&self.game.sheet(), &title);
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
-                let _ = write!(body, "\n\n{}. {title}", i + 1);
+                let _ = write!(body, "\n\n{}. {}", i + 1, compose::heading(title));
             }
             let _ = write!(body, "\n\n{}", text.trim_end());
         }

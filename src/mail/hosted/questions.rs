@@ -18,6 +18,7 @@ impl Scene<'_> {
     pub(super) fn note_answers(&mut self, side: Side) {
         let questions = std::mem::take(&mut self.questions);
         for (title, text) in self.answers(side, &questions) {
+            let title = crate::mail::compose::heading(&title);
             self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
     }
