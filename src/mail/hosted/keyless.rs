@@ -83,7 +83,7 @@ impl HostedReferee {
         let plays_here = registered.is_some();
         let reply_to = only_game.filter(|_| plays_here && !help);
         let body = if plays_here && !help && letter.rules_asked().is_none() {
-            let games_text = self.games_text(secrets, Ok(games), &from.address);
+            let games_text = self.games_text(secrets, games, &from.address);
             format!(
                 "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
                 compose::REFEREE_LINE
