@@ -338,7 +338,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     assert_eq!(out.len(), 2, "one mail each for the move and the offer");
     let bob = to(&out, BOB);
     assert!(
-        says(&bob.body, "Alice offers a draw: Bob may answer accept"),
+        says(&bob.body, "Alice offers a draw: you may answer accept"),
         "{}",
         bob.body
     );
@@ -346,7 +346,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
     let alice = to(&out, ALICE);
     assert!(
-        says(&alice.body, "The move declines Alice's draw offer"),
+        says(&alice.body, "The move declines your draw offer"),
         "{}",
         alice.body
     );
@@ -358,10 +358,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     );
     let out = referee.reply(BOB, &to(&out, BOB), "decline");
     let bob = to(&out, BOB);
-    assert!(says(
-        &to(&out, ALICE).body,
-        "Bob declined Alice's draw offer"
-    ));
+    assert!(says(&to(&out, ALICE).body, "Bob declined your draw offer"));
     // Nothing is open now: accept says what to write instead.
     let out = referee.reply(BOB, &bob, "accept");
     assert!(says(
@@ -376,7 +373,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     assert!(
         says(
             &alice.body,
-            "Alice accepted Bob's draw offer: the game is drawn"
+            "You accepted Bob's draw offer: the game is drawn"
         ),
         "{}",
         alice.body
@@ -413,7 +410,7 @@ fn a_takeback_undoes_the_last_turn_only_with_the_opponents_accept() {
     let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
     assert!(says(
         &to(&out, ALICE).body,
-        "The move declines Alice's takeback"
+        "The move declines your takeback"
     ));
     // Alice's turn is no longer the last: nothing to take back, and she is told why.
     let out = referee.reply(ALICE, &to(&out, ALICE), "takeback");
@@ -591,7 +588,7 @@ fn a_conditional_answer_declines_an_offer_and_it_never_comes_back() {
         alice.body
     );
     assert!(
-        says(&alice.body, "The move declines Alice's draw offer"),
+        says(&alice.body, "The move declines your draw offer"),
         "{}",
         alice.body
     );

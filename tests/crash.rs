@@ -314,7 +314,7 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     assert!(
         to(&deliver(&trial, &reply), ALICE)
             .body
-            .contains("By Alice's conditional move"),
+            .contains("By your conditional move"),
         "the condition is triggered"
     );
     let stranger = format!(

@@ -576,7 +576,7 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
     );
     assert_eq!(
         alice.subject,
-        format!("Waurie {id}: Bob to move — Alice played c, a free turn, then f")
+        format!("Waurie {id}: Bob to move — you played c, a free turn, then f")
     );
     assert!(
         bob.body.starts_with(&format!(
@@ -618,7 +618,12 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
             "{}",
             mail.body
         );
-        assert!(mail.body.contains("Bob resigned."), "{}", mail.body);
+        // Each reads the news in their own words: Bob is "you" to Bob.
+        let news = match mail.to.address.as_str() {
+            BOB => "You resigned.",
+            _ => "Bob resigned.",
+        };
+        assert!(mail.body.contains(news), "{}", mail.body);
     }
 }
 
@@ -1325,7 +1330,7 @@ fn an_accept_answers_the_offer_of_the_mail_it_replies_to_and_a_mail_makes_one_of
     assert!(
         to(&out, ALICE)
             .body
-            .contains("Bob accepted Alice's draw offer: the game is drawn."),
+            .contains("Bob accepted your draw offer: the game is drawn."),
         "{}",
         to(&out, ALICE).body
     );
@@ -1453,4 +1458,98 @@ fn a_board_number_that_is_no_number_is_refused_with_what_to_write_not_relayed() 
         );
         assert!(!body.contains("Alice writes:"), "{body}");
     }
+}
+
+#[test]
+fn words_written_with_new_or_accept_are_passed_on_or_the_writer_is_told() {
+    let world = World::new("chat-new");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <cn1@x>\n\nnew super-wari with Bob <{BOB}>\nFancy a game, Bob?\n"
+    ));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(!bob.body.contains("Fancy a game"), "{}", bob.body);
+    let said = alice.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains("Your other words were not passed on: an invitation carries only the referee's words; write to Bob once the game is on."),
+        "{}",
+        alice.body
+    );
+    let out = world.deliver(&press_reply(
+        BOB,
+        &bob,
+        "accept\nGladly. Good luck!",
+        "cn2@x",
+    ));
+    assert!(
+        to(&out, ALICE)
+            .body
+            .contains("Bob writes:\n> Gladly. Good luck!"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    let out = world.deliver(&format!(
+        "From: Carol <carol@players.example>\nTo: {REFEREE}\nMessage-ID: <cn3@x>\n\nnew wari with computer\nHello, machine.\n"
+    ));
+    assert!(
+        out[0]
+            .body
+            .contains("Your other words were not passed on: the computer reads none."),
+        "{}",
+        out[0].body
+    );
+}
+
+#[test]
+fn a_free_turn_is_told_whenever_it_happens() {
+    let world = World::new("free-turn");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ft@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "ft1@x"));
+    let id = world.the_game().id;
+    // Kalah's c holds 4: its last stone falls in Alice's store.
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "ft2@x"));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert_eq!(
+        alice.subject,
+        format!("Kalah {id}: your move — you played c, which earns a free turn: you sow again")
+    );
+    assert_eq!(
+        bob.subject,
+        format!(
+            "Kalah {id}: Alice to move — Alice played c, which earns a free turn: Alice sows again"
+        )
+    );
+    // The computer's turn of several sowings says each earned a free turn.
+    let mut mail = world
+        .deliver(
+            "From: Carol <carol@players.example>\nMessage-ID: <ft3@x>\n\nnew kalah with computer as north\n",
+        )
+        .remove(0);
+    for n in 0..40 {
+        let computer = world
+            .games()
+            .into_iter()
+            .find(|g| g.computer.is_some())
+            .unwrap();
+        let last = computer.turns.iter().rev().find(|t| t.side == Side::South);
+        if last.is_some_and(|t| t.sowings.len() > 1) {
+            assert!(mail.body.contains(", a free turn, then "), "{}", mail.body);
+            assert!(!mail.body.contains("found), then"), "{}", mail.body);
+            return;
+        }
+        let sheet = Sheet::parse(&mail.body).unwrap();
+        let Some(pit) = sheet.game.legal_moves().first() else {
+            break;
+        };
+        mail = world
+            .deliver(&press_reply(
+                "carol@players.example",
+                &mail,
+                &format!("move {pit}"),
+                &format!("ft{n}c@x"),
+            ))
+            .remove(0);
+    }
+    panic!("the computer never sowed twice in a turn");
 }

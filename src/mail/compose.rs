@@ -98,6 +98,9 @@ pub fn subject_of(body: &str) -> String {
 /// that a subject cut short keeps what the reader must know.
 pub fn headline(sheet: &Sheet, news: &str, reader: crate::engine::Side) -> String {
     let news = news.trim();
+    // News that opens with the reader ("You played c.") goes on after a dash.
+    let you = news.strip_prefix("You ").map(|rest| format!("you {rest}"));
+    let news = you.as_deref().unwrap_or(news);
     match (sheet.game.outcome(), sheet.game.to_move()) {
         (Some(outcome), _) => format!("game over: {}", result_words(sheet, &outcome)),
         (None, Some(side)) if side == reader => format!("your move — {news}"),

@@ -358,19 +358,24 @@ impl Scene<'_> {
         self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
-    /// The same news to both players, each with their own key, each
-    /// headed with what is awaited of them ("your move", "Alice to move")
-    /// or, at the end, the result.
-    fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
-        // At the end the result leads, and the news follows it.
-        let said = self.game.game().is_over().then(|| news.trim().to_string());
+    /// The news to both players (`news` as each reader is told it), each
+    /// with their own key, each headed with what is awaited of them ("your
+    /// move", "Alice to move") or, at the end, the result.
+    fn both(
+        &self,
+        news: impl Fn(Side) -> String,
+        comment: Option<(&str, &[String])>,
+    ) -> Vec<Outgoing> {
         // One drawing of the sheet for both mails.
         let sheet = self.game.sheet();
         let drawn = Drawn::new(&sheet);
         Side::BOTH
             .iter()
             .filter_map(|&side| {
-                let first = compose::headline(&sheet, news, side);
+                let news = news(side);
+                // At the end the result leads, and the news follows it.
+                let said = self.game.game().is_over().then(|| news.trim().to_string());
+                let first = compose::headline(&sheet, &news, side);
                 self.board_drawn(side, &first, said.as_deref(), comment, &drawn)
             })
             .collect()
