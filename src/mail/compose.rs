@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::html_part::Drawn;
+use super::html_part::{instruction, Drawn};
 use super::text;
 use crate::engine::Ruleset;
 use crate::sheet::Sheet;
@@ -191,15 +191,9 @@ pub fn sheet_body_drawn(
         );
     }
     match next {
-        Next::Moves => match sheet.game.to_move() {
-            Some(side) => {
-                let _ = writeln!(
-                    body,
-                    "It is {}'s move ({side}). Legal moves: {}.\n\
-                     To move, reply to this mail with a line:  move <pit>",
-                    sheet.name(side),
-                    sheet.game.legal_moves()
-                );
+        Next::Moves => match instruction(sheet) {
+            Some(instruction) => {
+                let _ = writeln!(body, "{instruction}");
             }
             None => {
                 let _ = writeln!(body, "The game is over. Thank you for playing.");

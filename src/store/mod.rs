@@ -11,11 +11,12 @@
 //! <id>.json          a game (see [`GameRecord`]), `format` 3 (2 is read too)
 //! senders/<h>.json   answers given to a keyless address <h> (a digest of it)
 //! locks/             lock files, one per game or address
-//! index/             what finds games without reading them all (see `index`)
+//! index/             what finds games without reading them all (see `index`), and the ratings
 //! ```
 
 mod index;
 mod keys;
+mod ladder;
 pub mod outbox;
 pub mod ratings;
 mod record;
@@ -306,6 +307,14 @@ impl Store {
             .games
             .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         Ok(listing)
+    }
+
+    /// Does the store hold no game yet (nor any sender's record)?
+    ///
+    /// # Errors
+    /// When the folder cannot be read.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        self.has_records().map(|has| !has)
     }
 
     /// Does the store hold any game (or the folder for senders)?

@@ -288,43 +288,6 @@ fn a_planted_temp_symlink_does_not_make_the_referee_overwrite_its_target() {
 }
 
 #[test]
-fn a_mailed_ratings_table_keeps_the_best_of_each_game_and_the_askers_rows() {
-    let row = |ruleset: Ruleset, mailbox: &str, rating: f64| ratings::Rating {
-        ruleset,
-        name: mailbox.into(),
-        rating,
-        deviation: 50.0,
-        games: 1,
-        wins: 1,
-        draws: 0,
-        losses: 0,
-        mailbox: mailbox.into(),
-    };
-    let mut list = Vec::new();
-    for ruleset in [Ruleset::Kalah, Ruleset::Wari] {
-        for i in 0..5 {
-            list.push(row(ruleset, &format!("p{i}@x"), 2000.0 - f64::from(i)));
-        }
-    }
-    let kept = ratings::leaders(&list, 2, "p4@x");
-    let names: Vec<(Ruleset, &str)> = kept
-        .iter()
-        .map(|r| (r.ruleset, r.mailbox.as_str()))
-        .collect();
-    assert_eq!(
-        names,
-        [
-            (Ruleset::Kalah, "p0@x"),
-            (Ruleset::Kalah, "p1@x"),
-            (Ruleset::Kalah, "p4@x"),
-            (Ruleset::Wari, "p0@x"),
-            (Ruleset::Wari, "p1@x"),
-            (Ruleset::Wari, "p4@x"),
-        ]
-    );
-}
-
-#[test]
 fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
     let key = |i: usize| MailKey::of_message_id(&format!("m{i}@x"));
     for (memory, remembered) in [(Memory::Lifelong, true), (Memory::Recent, false)] {

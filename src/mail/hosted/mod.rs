@@ -11,7 +11,7 @@ mod keyless;
 mod questions;
 mod remind;
 
-pub use remind::Reminder;
+pub use remind::{Reminder, Reminders, Skip};
 
 use std::fmt::Write as _;
 

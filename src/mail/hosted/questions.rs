@@ -91,11 +91,13 @@ impl Scene<'_> {
                 )
             }
             Command::Ratings(ruleset) => {
-                let list = self.referee.store.ratings_after(*ruleset, record)?;
-                (
-                    "the ratings, as you asked.".into(),
-                    ratings_text(&list, address),
-                )
+                let leaders = (self.referee.store).leaders(
+                    *ruleset,
+                    RATINGS_SHOWN,
+                    Some(address),
+                    Some(record),
+                )?;
+                ("the ratings, as you asked.".into(), ratings_text(&leaders))
             }
             Command::Analysis => (
                 "the game turn by turn, as you asked.".into(),
@@ -235,14 +237,12 @@ fn marked(what: &str, sheet: &Sheet) -> String {
 
 /// The best of each game and the asker's own standing: a mail that
 /// fits a window however many play here.
-fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
-    let shown = ratings::leaders(list, RATINGS_SHOWN, &crate::store::mailbox_key(address));
-    let mut text = ratings::table(&shown);
-    if shown.len() < list.len() {
+fn ratings_text(leaders: &ratings::Leaders) -> String {
+    let mut text = ratings::table(&leaders.list);
+    if leaders.cut {
         let _ = writeln!(
             text,
-            "\n(The best {RATINGS_SHOWN} of each game, and yours, of {} in all.)",
-            list.len()
+            "\n(The best {RATINGS_SHOWN} of each game, and yours.)"
         );
     }
     text
