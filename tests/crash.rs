@@ -309,7 +309,7 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     assert!(
         to(&deliver(&undone, &takeback), ALICE)
             .body
-            .contains("Bob accepted Alice's takeback"),
+            .contains("Bob accepted your takeback"),
         "the takeback is accepted"
     );
     let store = Store::open(&undone).unwrap();
