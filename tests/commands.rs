@@ -155,7 +155,7 @@ fn play_turns(
 }
 
 #[test]
-fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
+fn board_n_shows_the_sheet_after_line_n_of_the_log_and_its_mail_still_plays() {
     let referee = Referee::new("board-n");
     let boards = referee.game_on("wari");
     let (alice, _bob) = play_turns(&referee, boards, 3);
@@ -165,14 +165,14 @@ fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
     assert!(
         answer
             .body
-            .contains("Not the game: the board after turn 1 of 3"),
+            .contains("Not the game: the board after turn 1 of 2"),
         "{}",
         answer.body
     );
-    // The sheet after turn 1 has one log entry; the game's own still has three.
+    // Line 1 of the log: each player's first turn; the game's own has three.
     let after = answer.body.split("Not the game:").nth(1).unwrap();
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
-    assert_eq!(early.game.ply(), 1);
+    assert_eq!(early.game.ply(), 2);
     assert_eq!(
         answer.sheet().game.ply(),
         3,
@@ -182,8 +182,46 @@ fn board_n_shows_the_sheet_after_n_turns_and_its_mail_still_plays() {
     let out = referee.reply(ALICE, &answer, "board 9");
     assert!(says(
         &to(&out, ALICE).body,
-        "the game has 3 turns; write board and a number from 0 to 3"
+        "the log has 2 numbered lines; write board and a number from 0 to 2"
     ));
+}
+
+#[test]
+fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
+    let referee = Referee::new("turn-numbers");
+    let boards = referee.game_on("wari");
+    // Five turns: lines 1 and 2 whole, line 3 South's alone.
+    let (alice, bob) = play_turns(&referee, boards, 5);
+    let out = referee.reply(ALICE, &alice, "board 3");
+    let body = to(&out, ALICE).body;
+    assert!(body.contains("the board after turn 3 of 3"), "{body}");
+    let after = body.split("Not the game:").nth(1).unwrap();
+    let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
+    assert_eq!(early.game.ply(), 5, "line 3 as it stands");
+    let out = referee.reply(ALICE, &alice, "board 2");
+    let body = to(&out, ALICE).body;
+    let after = body.split("Not the game:").nth(1).unwrap();
+    let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
+    assert_eq!(early.game.ply(), 4, "line 2: two turns each");
+    let out = referee.reply(ALICE, &alice, "analysis");
+    let body = to(&out, ALICE).body;
+    for line in [
+        "  1. Alice",
+        "  1. Bob",
+        "  2. Alice",
+        "  2. Bob",
+        "  3. Alice",
+    ] {
+        assert!(body.contains(line), "{line}:\n{body}");
+    }
+    assert!(!body.contains("  4. "), "{body}");
+    let out = referee.reply(BOB, &bob, "resign");
+    let out = referee.reply(ALICE, &to(&out, ALICE), "history");
+    let body = to(&out, ALICE).body;
+    assert!(
+        says(&body, "Alice wins (Bob resigned) after 3 turns"),
+        "{body}"
+    );
 }
 
 #[test]
@@ -300,7 +338,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     assert_eq!(out.len(), 2, "one mail each for the move and the offer");
     let bob = to(&out, BOB);
     assert!(
-        says(&bob.body, "Alice offers a draw: Bob may answer accept"),
+        says(&bob.body, "Alice offers a draw: you may answer accept"),
         "{}",
         bob.body
     );
@@ -308,7 +346,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
     let alice = to(&out, ALICE);
     assert!(
-        says(&alice.body, "The move declines Alice's draw offer"),
+        says(&alice.body, "The move declines your draw offer"),
         "{}",
         alice.body
     );
@@ -320,10 +358,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     );
     let out = referee.reply(BOB, &to(&out, BOB), "decline");
     let bob = to(&out, BOB);
-    assert!(says(
-        &to(&out, ALICE).body,
-        "Bob declined Alice's draw offer"
-    ));
+    assert!(says(&to(&out, ALICE).body, "Bob declined your draw offer"));
     // Nothing is open now: accept says what to write instead.
     let out = referee.reply(BOB, &bob, "accept");
     assert!(says(
@@ -338,7 +373,7 @@ fn a_draw_offer_is_accepted_declined_or_answered_by_a_move() {
     assert!(
         says(
             &alice.body,
-            "Alice accepted Bob's draw offer: the game is drawn"
+            "You accepted Bob's draw offer: the game is drawn"
         ),
         "{}",
         alice.body
@@ -375,7 +410,7 @@ fn a_takeback_undoes_the_last_turn_only_with_the_opponents_accept() {
     let out = referee.reply(BOB, &bob, &format!("move {}", bob.legal()[0]));
     assert!(says(
         &to(&out, ALICE).body,
-        "The move declines Alice's takeback"
+        "The move declines your takeback"
     ));
     // Alice's turn is no longer the last: nothing to take back, and she is told why.
     let out = referee.reply(ALICE, &to(&out, ALICE), "takeback");
@@ -430,9 +465,9 @@ fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() 
     assert_eq!(body.matches("your key:").count(), 2, "{body}");
     assert!(says(&body, "1 finished or declined"), "{body}");
     assert!(says(&body, "Bob wins (Alice resigned)"), "{body}");
-    assert!(body.contains("1. your games, as you asked."), "{body}");
+    assert!(body.contains("1. Your games, as you asked."), "{body}");
     assert!(
-        body.contains("2. your finished games, as you asked."),
+        body.contains("2. Your finished games, as you asked."),
         "{body}"
     );
 }
@@ -476,9 +511,9 @@ fn several_commands_in_one_mail_are_answered_in_one_reply_in_order() {
     assert_eq!(out.len(), 1);
     let body = &out[0].body;
     let (r, p, b) = (
-        body.find("1. the ratings").unwrap(),
-        body.find("2. a preview").unwrap(),
-        body.find("3. the board after turn 0").unwrap(),
+        body.find("1. The ratings, as you asked.").unwrap(),
+        body.find("2. A preview").unwrap(),
+        body.find("3. The board after turn 0").unwrap(),
     );
     assert!(r < p && p < b, "{body}");
 }
@@ -553,7 +588,7 @@ fn a_conditional_answer_declines_an_offer_and_it_never_comes_back() {
         alice.body
     );
     assert!(
-        says(&alice.body, "The move declines Alice's draw offer"),
+        says(&alice.body, "The move declines your draw offer"),
         "{}",
         alice.body
     );

@@ -312,7 +312,7 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     assert!(
         to(&deliver(&undone, &takeback), ALICE)
             .body
-            .contains("Bob accepted Alice's takeback"),
+            .contains("Bob accepted your takeback"),
         "the takeback is accepted"
     );
     let store = Store::open(&undone).unwrap();
@@ -331,7 +331,7 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     assert!(
         to(&deliver(&trial, &reply), ALICE)
             .body
-            .contains("By Alice's conditional move"),
+            .contains("By your conditional move"),
         "the condition is triggered"
     );
     let stranger = format!(

@@ -636,21 +636,21 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
     let alice = to(&out, ALICE);
     assert_eq!(
         alice.subject,
-        format!("Waurie {id}: Bob accepted: the game is on, your move")
+        format!("Waurie {id}: your move — Bob accepted: the game is on")
     );
     let out = world.deliver(&press_reply(ALICE, &alice, "move c-f", "hl2@x"));
     let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
     assert_eq!(
         bob.subject,
-        format!("Waurie {id}: Alice played c, a free turn, then f, your move")
+        format!("Waurie {id}: your move — Alice played c, a free turn, then f")
     );
     assert_eq!(
         alice.subject,
-        format!("Waurie {id}: Alice played c, a free turn, then f, Bob to move")
+        format!("Waurie {id}: Bob to move — you played c, a free turn, then f")
     );
     assert!(
         bob.body.starts_with(&format!(
-            "Waurie {id}: Alice played c, a free turn, then f, your"
+            "Waurie {id}: your move — Alice played c, a free turn, then f."
         )),
         "{}",
         bob.body
@@ -688,7 +688,12 @@ fn each_mail_says_what_happened_and_what_is_awaited_of_its_reader() {
             "{}",
             mail.body
         );
-        assert!(mail.body.contains("Bob resigned."), "{}", mail.body);
+        // Each reads the news in their own words: Bob is "you" to Bob.
+        let news = match mail.to.address.as_str() {
+            BOB => "You resigned.",
+            _ => "Bob resigned.",
+        };
+        assert!(mail.body.contains(news), "{}", mail.body);
     }
 }
 
@@ -1395,7 +1400,7 @@ fn an_accept_answers_the_offer_of_the_mail_it_replies_to_and_a_mail_makes_one_of
     assert!(
         to(&out, ALICE)
             .body
-            .contains("Bob accepted Alice's draw offer: the game is drawn."),
+            .contains("Bob accepted your draw offer: the game is drawn."),
         "{}",
         to(&out, ALICE).body
     );
@@ -1494,4 +1499,170 @@ fn an_unreadable_game_file_defers_a_keyed_mails_questions_never_answering_them_w
     );
     let game = store.load_game(&first).unwrap().unwrap();
     assert_eq!(game.turns.len(), 1, "the move played once");
+}
+
+#[test]
+fn a_reply_is_never_many_times_larger_than_the_mail_that_asked_for_it() {
+    let world = World::new("reply-size");
+    let (alice, _) = world.game_on();
+    let size = |out: &[Outgoing]| -> usize {
+        out.iter()
+            .map(|o| o.subject.len() + o.body.len() + o.html.as_ref().map_or(0, String::len))
+            .sum()
+    };
+    let pits = ["a", "b", "c", "d", "e", "f"];
+    let one = world.deliver(&press_reply(ALICE, &alice, "preview a", "one@x"));
+    let base = size(&one);
+    let shapes = [
+        // 30 previews (the most commands a mail carries), each its own board.
+        (0..30)
+            .map(|i| format!("preview {} {}\n", pits[i % 6], pits[i / 6]))
+            .collect::<String>(),
+        // Boards of every turn and previews mixed.
+        (0..15)
+            .map(|i| format!("board {i}\npreview {}\n", pits[i % 6]))
+            .collect(),
+        // A 0.9 MB mail: 30 previews of huge turns, each line repeated back once before.
+        (0..30)
+            .map(|i| format!("preview {}{}\n", pits[i % 6], "-a".repeat(14_000)))
+            .collect(),
+        (0..30)
+            .map(|i| format!("preview {}\n", format!("{} ", pits[i % 6]).repeat(7_000)))
+            .collect(),
+    ];
+    for (n, words) in shapes.iter().enumerate() {
+        let out = world.deliver(&press_reply(ALICE, &alice, words, &format!("{n}@x")));
+        assert_eq!(out.len(), 1, "to the asker alone");
+        assert!(
+            size(&out) <= 4 * base,
+            "shape {n}: a mail of {} bytes got {} (one preview: {base})",
+            words.len(),
+            size(&out)
+        );
+    }
+    let out = world.deliver(&press_reply(ALICE, &alice, &shapes[0], "cap@x"));
+    assert!(
+        out[0]
+            .body
+            .contains("A mail gets at most 3 boards drawn (board N or preview)"),
+        "the cap is said:\n{}",
+        out[0].body
+    );
+    assert_eq!(out[0].body.matches("Not the game: a preview").count(), 3);
+}
+
+#[test]
+fn a_board_number_that_is_no_number_is_refused_with_what_to_write_not_relayed() {
+    let world = World::new("board-odd");
+    let (alice, _) = world.game_on();
+    for (n, line) in ["board 99999999999999999999999", "board -1", "board #"]
+        .iter()
+        .enumerate()
+    {
+        let out = world.deliver(&press_reply(ALICE, &alice, line, &format!("odd{n}@x")));
+        assert_eq!(out.len(), 1, "{line}: nothing to Bob");
+        let body = to(&out, ALICE).body;
+        let said = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            said.contains(&format!(
+                "'{line}' cannot be read: write board, or board and the number of a line of the log, such as: board 3"
+            )),
+            "{line}:\n{body}"
+        );
+        assert!(!body.contains("Alice writes:"), "{body}");
+    }
+}
+
+#[test]
+fn words_written_with_new_or_accept_are_passed_on_or_the_writer_is_told() {
+    let world = World::new("chat-new");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <cn1@x>\n\nnew super-wari with Bob <{BOB}>\nFancy a game, Bob?\n"
+    ));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(!bob.body.contains("Fancy a game"), "{}", bob.body);
+    let said = alice.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains("Your other words were not passed on: an invitation carries only the referee's words; write to Bob once the game is on."),
+        "{}",
+        alice.body
+    );
+    let out = world.deliver(&press_reply(
+        BOB,
+        &bob,
+        "accept\nGladly. Good luck!",
+        "cn2@x",
+    ));
+    assert!(
+        to(&out, ALICE)
+            .body
+            .contains("Bob writes:\n> Gladly. Good luck!"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    let out = world.deliver(&format!(
+        "From: Carol <carol@players.example>\nTo: {REFEREE}\nMessage-ID: <cn3@x>\n\nnew wari with computer\nHello, machine.\n"
+    ));
+    assert!(
+        out[0]
+            .body
+            .contains("Your other words were not passed on: the computer reads none."),
+        "{}",
+        out[0].body
+    );
+}
+
+#[test]
+fn a_free_turn_is_told_whenever_it_happens() {
+    let world = World::new("free-turn");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ft@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "ft1@x"));
+    let id = world.the_game().id;
+    // Kalah's c holds 4: its last stone falls in Alice's store.
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "ft2@x"));
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert_eq!(
+        alice.subject,
+        format!("Kalah {id}: your move — you played c, which earns a free turn: you sow again")
+    );
+    assert_eq!(
+        bob.subject,
+        format!(
+            "Kalah {id}: Alice to move — Alice played c, which earns a free turn: Alice sows again"
+        )
+    );
+    // The computer's turn of several sowings says each earned a free turn.
+    let mut mail = world
+        .deliver(
+            "From: Carol <carol@players.example>\nMessage-ID: <ft3@x>\n\nnew kalah with computer as north\n",
+        )
+        .remove(0);
+    for n in 0..40 {
+        let computer = world
+            .games()
+            .into_iter()
+            .find(|g| g.computer.is_some())
+            .unwrap();
+        let last = computer.turns.iter().rev().find(|t| t.side == Side::South);
+        if last.is_some_and(|t| t.sowings.len() > 1) {
+            assert!(mail.body.contains(", a free turn, then "), "{}", mail.body);
+            assert!(!mail.body.contains("found), then"), "{}", mail.body);
+            return;
+        }
+        let sheet = Sheet::parse(&mail.body).unwrap();
+        let Some(pit) = sheet.game.legal_moves().first() else {
+            break;
+        };
+        mail = world
+            .deliver(&press_reply(
+                "carol@players.example",
+                &mail,
+                &format!("move {pit}"),
+                &format!("ft{n}c@x"),
+            ))
+            .remove(0);
+    }
+    panic!("the computer never sowed twice in a turn");
 }

@@ -202,12 +202,12 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
     );
     assert_eq!(
         out.subject,
-        "Super-Wari game: Yourname played c, Bill to move"
+        "Super-Wari game: Bill to move — Yourname played c"
     );
     assert_eq!(out.in_reply_to.as_deref(), Some("start@players.example"));
     assert!(
         out.body
-            .starts_with("Super-Wari game: Yourname played c, Bill to move\n"),
+            .starts_with("Super-Wari game: Bill to move — Yourname played c.\n"),
         "{}",
         out.body
     );
@@ -218,7 +218,7 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
         .contains("It is Bill's move (North). Legal moves: a, b, c, d, e, f, g, h."));
     assert_eq!(
         bill.subject,
-        "Super-Wari game: Yourname played c, your move"
+        "Super-Wari game: your move — Yourname played c"
     );
     assert!(!out.body.contains("Legal moves"), "{}", out.body);
     assert!(

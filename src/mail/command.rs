@@ -8,7 +8,7 @@ use crate::engine::{Pit, Ruleset, Side};
 use crate::sheet::parse_sowings;
 
 use super::incoming::Mailbox;
-use super::refusal::Refusal;
+use super::refusal::{echo, Refusal};
 
 /// `if REPLY then ANSWER`, read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,16 +100,12 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["decline"] => Some(Command::Decline),
         ["resign"] => Some(Command::Resign),
         ["board"] => Some(Command::Board(None)),
-        ["board", n] => n
-            .trim_start_matches('#')
-            .parse()
-            .ok()
-            .map(|n| Command::Board(Some(n))),
+        ["board", n] => board_number(n)?.map(|n| Command::Board(Some(n))),
         ["preview", turns @ ..] if !turns.is_empty() => {
             let read: Result<Vec<Vec<Pit>>, _> = turns.iter().map(|t| parse_sowings(t)).collect();
             match read {
                 Ok(turns) if turns.iter().all(|t| !t.is_empty()) => Some(Command::Preview(turns)),
-                _ => return Err(Refusal::BadPreview(trimmed.to_string())),
+                _ => return Err(Refusal::BadPreview(echo(trimmed))),
             }
         }
         // Any line of `if ... then ...` is a condition, or refused: never
@@ -137,10 +133,22 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
     })
 }
 
+/// The number of `board N` (`board 3`, `board #3`): `None` for prose
+/// (`board looks great`); a word that starts as a number must be one.
+fn board_number(word: &str) -> Result<Option<usize>, Refusal> {
+    if !word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '#' | '-' | '+')) {
+        return Ok(None);
+    }
+    match word.strip_prefix('#').unwrap_or(word).parse() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(Refusal::BadBoard(echo(&format!("board {word}")))),
+    }
+}
+
 /// `if e then d; if b-f then a, if c then d (a trap)`: the word before each
 /// `then` is the reply, the word after it the answer.
 fn conditions(line: &str) -> Result<Vec<Condition>, Refusal> {
-    let bad = || Refusal::BadCondition(line.to_string());
+    let bad = || Refusal::BadCondition(echo(line));
     let mut read = Vec::new();
     for part in line.split([';', ',']).filter(|p| !p.trim().is_empty()) {
         let words: Vec<String> = part
@@ -168,7 +176,7 @@ fn conditions(line: &str) -> Result<Vec<Condition>, Refusal> {
 /// OPPONENT is `computer`, `bob@x`, `<bob@x>` or `Bob Smith <bob@x>`.
 fn new_command(ruleset: Ruleset, rest: &[&str], line: &str) -> Result<Command, Refusal> {
     const KEYWORDS: [&str; 3] = ["as", "stones", "variant"];
-    let bad = || Refusal::BadNew(line.trim().to_string());
+    let bad = || Refusal::BadNew(echo(line.trim()));
     let (mut stones, mut variant, mut opponent, mut side) = (None, None, None, Side::South);
     let mut words = rest.iter().peekable();
     while let Some(word) = words.next() {
@@ -278,6 +286,17 @@ mod tests {
             Some(Command::HelpRules(Ruleset::Waurie))
         );
         assert_eq!(line("board looks great"), None);
+        for odd in [
+            "board 99999999999999999999999",
+            "board -1",
+            "board #",
+            "board 3x",
+        ] {
+            assert!(
+                matches!(command_line(odd), Err(Refusal::BadBoard(_))),
+                "{odd}: refused, not relayed"
+            );
+        }
         assert_eq!(line("new to this"), None);
         assert_eq!(
             line("new Wari stones 5 with <bob@players.example> as north"),

@@ -58,26 +58,53 @@ pub fn game_line(sheet: &Sheet, news: &str) -> String {
     text::wrap(&line, 74).join("\n")
 }
 
-/// A body's first paragraph on one line, short enough for a subject.
+/// The most characters of a subject before it is cut (at a word, with
+/// `...`): mail programs show about this much.
+const SUBJECT_WIDTH: usize = 90;
+
+/// A body's first paragraph on one line, short enough for a subject: its
+/// first sentence whole (what is awaited of the reader comes first), the
+/// later ones each up to its colon (what follows a colon is detail the
+/// body has), all cut at a word before [`SUBJECT_WIDTH`].
 pub fn subject_of(body: &str) -> String {
     let first = body.split("\n\n").next().unwrap_or("");
     let line = text::clean_text(first);
-    let line = line.trim_end_matches(['.', ':']);
-    match line.char_indices().nth(100) {
-        Some((cut, _)) => format!("{}...", &line[..cut]),
-        None => line.to_string(),
+    let mut sentences = line.split(". ");
+    let mut subject = sentences.next().unwrap_or("").to_string();
+    for sentence in sentences {
+        subject.push_str(". ");
+        subject.push_str(sentence.split(": ").next().unwrap_or(sentence));
     }
+    let subject = subject.trim_end_matches(['.', ':', ' ']);
+    if subject.chars().count() <= SUBJECT_WIDTH {
+        return subject.to_string();
+    }
+    let mut cut = String::new();
+    for word in subject.split(' ') {
+        if cut.chars().count() + 1 + word.chars().count() > SUBJECT_WIDTH - 3 {
+            break;
+        }
+        if !cut.is_empty() {
+            cut.push(' ');
+        }
+        cut.push_str(word);
+    }
+    format!("{}...", cut.trim_end_matches([',', ';', ':', '.']))
 }
 
-/// What a mail after a move says first to `reader`: the news and what is
-/// awaited of them (`Bob played e, your move`, `..., Alice to move`), or
-/// at the end the result (`game over: Alice wins 28-20`).
+/// What a mail after a move says first to `reader`: what is awaited of
+/// them, then the news (`your move — Bob played e.`, `Alice to move —
+/// ...`), or at the end the result (`game over: Alice wins 28-20`), so
+/// that a subject cut short keeps what the reader must know.
 pub fn headline(sheet: &Sheet, news: &str, reader: crate::engine::Side) -> String {
-    let news = news.trim().trim_end_matches('.');
+    let news = news.trim();
+    // News that opens with the reader ("You played c.") goes on after a dash.
+    let you = news.strip_prefix("You ").map(|rest| format!("you {rest}"));
+    let news = you.as_deref().unwrap_or(news);
     match (sheet.game.outcome(), sheet.game.to_move()) {
         (Some(outcome), _) => format!("game over: {}", result_words(sheet, &outcome)),
-        (None, Some(side)) if side == reader => format!("{news}, your move"),
-        (None, Some(side)) => format!("{news}, {} to move", sheet.name(side)),
+        (None, Some(side)) if side == reader => format!("your move — {news}"),
+        (None, Some(side)) => format!("{} to move — {news}", sheet.name(side)),
         (None, None) => news.to_string(),
     }
 }
@@ -180,13 +207,27 @@ pub fn sheet_body_drawn(
     body
 }
 
-/// The key paragraph of a mail to one player of game `id`.
-pub fn key_block(id: &str, token: &str) -> String {
+/// The key paragraph of a mail to one player of game `id`, with the
+/// `commands` that work in that game now (`help` has them all).
+pub fn key_block(id: &str, token: &str, commands: &str) -> String {
+    let commands = text::wrap(
+        &format!("Commands, one a line: {commands}, help (all)."),
+        72,
+    );
     format!(
         "\n{KEY_LINE}{id}: {token}\nIt proves a mail is yours: replies to this mail carry it. Keep it\n\
-         in the quoted text if your mail program drops the Reply-To address.\n\
-         Commands, one a line: move <pit>, board, offer draw, resign, help (all).\n"
+         in the quoted text if your mail program drops the Reply-To address.\n{}\n",
+        commands.join("\n")
     )
+}
+
+/// `title` as a heading of its own: a sentence, capitalised.
+pub fn heading(title: &str) -> String {
+    let mut chars = title.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// The closing lines of every body.

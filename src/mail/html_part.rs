@@ -278,7 +278,11 @@ mod tests {
             &sheet,
             Next::Moves,
         );
-        body.push_str(&key_block("k7q2mx", "k7q2mx-0123456789ab"));
+        body.push_str(&key_block(
+            "k7q2mx",
+            "k7q2mx-0123456789ab",
+            "move <pit>, board",
+        ));
         let html = html_body(&body, Some(&sheet));
         let at = |needle: &str| {
             html.find(needle)

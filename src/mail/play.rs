@@ -104,13 +104,19 @@ pub fn read_request(
 /// as it was.
 pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
     match crate::hosted::sow_turn(&mut sheet.game, side, sowings) {
-        Ok(sowed) => Ok(turn_words(sheet.name(side), &sowed)),
+        Ok(sowed) => {
+            let name = sheet.name(side);
+            let again = (sheet.game.to_move() == Some(side)).then(|| format!("{name} sows again"));
+            Ok(turn_words(name, &sowed, again.as_deref()))
+        }
         Err(refusal) => Err(Refusal::of_game(refusal, |s| sheet.name(s).to_string())),
     }
 }
 
-/// A turn in words: "Alice played e, a free turn, then c, capturing 5."
-pub fn turn_words(name: &str, sowings: &[Sowing]) -> String {
+/// A turn in words: "Alice played e, a free turn, then c, capturing 5.";
+/// a turn that goes on (its last sowing earned a free turn) says so, and
+/// `again` ("Alice sows again").
+pub fn turn_words(name: &str, sowings: &[Sowing], again: Option<&str>) -> String {
     let told: Vec<String> = sowings
         .iter()
         .enumerate()
@@ -125,7 +131,13 @@ pub fn turn_words(name: &str, sowings: &[Sowing]) -> String {
             words
         })
         .collect();
-    format!("{name} played {}.", told.join(", then "))
+    let played = format!("{name} played {}", told.join(", then "));
+    match again {
+        Some(again) if sowings.last().is_some_and(|s| s.bonus) => {
+            format!("{played}, which earns a free turn: {again}.")
+        }
+        _ => format!("{played}."),
+    }
 }
 
 /// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that
@@ -148,7 +160,7 @@ pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
         Ok(_) if colon => Some(Err(Refusal::NoMove)),
         Err(error) if colon || rest.split_whitespace().count() == 1 => {
             Some(Err(Refusal::BadMoveLine {
-                text: rest.to_string(),
+                text: super::refusal::echo(rest),
                 error,
             }))
         }

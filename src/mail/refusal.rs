@@ -18,8 +18,8 @@ impl Refusal {
             },
             GameRefusal::Illegal(error) => Refusal::Illegal(error),
             GameRefusal::NoFreeTurn { played, rest } => Refusal::NoFreeTurn {
-                played: written(&played),
-                rest: written(&rest),
+                played: echo(&written(&played)),
+                rest: echo(&written(&rest)),
             },
             GameRefusal::NoOffer => Refusal::NoOffer,
             GameRefusal::OfferSince { by, kind } => Refusal::OfferSince {
@@ -104,8 +104,10 @@ pub enum Refusal {
     ComputerTakesNoOffers,
     #[error("a mail carries at most 30 commands: send the rest in another mail")]
     TooManyCommands,
-    #[error("the game has {turns} turns; write board and a number from 0 to {turns}")]
+    #[error("the log has {turns} numbered lines; write board and a number from 0 to {turns}")]
     NoSuchTurn { turns: usize },
+    #[error("'{0}' cannot be read: write board, or board and the number of a line of the log, such as: board 3")]
+    BadBoard(String),
     #[error("'{0}' cannot be read: write preview and the turns, such as: preview c e-b d")]
     BadPreview(String),
     #[error("'{0}' cannot be read: write if, the reply you expect, then and your answer, such as: if e then d")]
@@ -137,6 +139,18 @@ pub enum Refusal {
     DeclinedBefore(String),
     #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
     TooManyInvitations(String),
+}
+
+/// Most characters of a player's line repeated in a refusal.
+const ECHOED: usize = 60;
+
+/// A player's line as a refusal repeats it: cut short, so that a huge
+/// line gets a short answer.
+pub fn echo(line: &str) -> String {
+    match line.char_indices().nth(ECHOED) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line.to_string(),
+    }
 }
 
 /// A refused sowing as the player thinks of it.
@@ -226,6 +240,7 @@ mod tests {
             Refusal::ComputerTakesNoOffers,
             Refusal::TooManyCommands,
             Refusal::NoSuchTurn { turns: 3 },
+            Refusal::BadBoard("board -1".into()),
             Refusal::BadPreview("preview zz".into()),
             Refusal::BadCondition("if zz then c".into()),
             Refusal::BadNew("new wari with".into()),
@@ -266,6 +281,7 @@ mod tests {
                 | Refusal::ComputerTakesNoOffers
                 | Refusal::TooManyCommands
                 | Refusal::NoSuchTurn { .. }
+                | Refusal::BadBoard(_)
                 | Refusal::BadPreview(_)
                 | Refusal::BadCondition(_)
                 | Refusal::BadNew(_)

@@ -8,7 +8,8 @@ use crate::engine::{Game, Pit, Position, Side};
 /// One turn, valued for the player who made it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TurnAnalysis {
-    /// 1 for the game's first turn.
+    /// The numbered line of the sheet's log the turn is on: 1 for the
+    /// game's first two turns (each mover's first), 2 for the next two.
     pub turn: usize,
     pub side: Side,
     pub sowings: Vec<Pit>,
@@ -92,7 +93,7 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
             .map(|m| m.0)
             .filter(|_| lost > 0);
         turns.push(TurnAnalysis {
-            turn: turns.len() + 1,
+            turn: turns.len() / 2 + 1,
             side,
             sowings: played,
             before: before.value,

@@ -145,7 +145,11 @@ impl Scene<'_> {
             self.notes[side.index()].push(from_note.trim().to_string());
         }
         let mover = self.game.name(side).to_string();
-        let replies = self.both(&news, Some((&mover, &letter.comment)));
+        let told = |reader| match chat {
+            true => news.clone(),
+            false => self.news_to(&events, Some(reader)),
+        };
+        let replies = self.both(told, Some((&mover, &letter.comment)));
         let did = if chat {
             Did::Chat(side)
         } else {
@@ -204,91 +208,19 @@ impl Scene<'_> {
         }
     }
 
-    /// The news both players are told of `events`, in words.
+    /// The news of `events` in words, as the log has it.
     pub(super) fn news(&self, events: &[Event]) -> String {
-        let said: Vec<String> = events.iter().filter_map(|e| self.said(e)).collect();
-        said.join(" ")
+        self.news_to(events, None)
     }
 
-    /// What `event` tells both players, if it is news (conditional moves
-    /// are told to their writer alone, by [`Scene::note_events`]).
-    fn said(&self, event: &Event) -> Option<String> {
-        let name = |side: &Side| self.game.name(*side);
-        let said = match event {
-            Event::Played { side, sowings } => turn_words(name(side), sowings),
-            Event::OfferDeclinedByMove { by, kind } => {
-                format!("(The move declines {}'s {}.)", name(by), offered(*kind))
-            }
-            Event::Offered {
-                by,
-                kind: OfferKind::Draw,
-                ..
-            } => format!(
-                "{} offers a draw: {} may answer accept (the game ends drawn) or decline; a move declines it too.",
-                name(by),
-                name(&by.other())
-            ),
-            Event::Offered {
-                by,
-                kind: OfferKind::Takeback,
-                last_turn,
-            } => {
-                let (me, other) = (name(by), name(&by.other()));
-                format!(
-                    "{me} asks to take back their last turn ({}): {other} may answer accept (then {me} moves again) or decline; a move declines it too.",
-                    written(last_turn)
-                )
-            }
-            Event::DrawAgreed { by, offered_by } => format!(
-                "{} accepted {}'s draw offer: the game is drawn.",
-                name(by),
-                name(offered_by)
-            ),
-            Event::TakenBack {
-                by,
-                offered_by,
-                undone,
-            } => {
-                let them = name(offered_by);
-                format!(
-                    "{} accepted {them}'s takeback: {them}'s last turn ({}) is undone.",
-                    name(by),
-                    written(undone)
-                )
-            }
-            Event::OfferDeclined {
-                by,
-                offered_by,
-                kind,
-            } => format!(
-                "{} declined {}'s {}.",
-                name(by),
-                name(offered_by),
-                offered(*kind)
-            ),
-            Event::Resigned { side } => format!("{} resigned.", name(side)),
-            Event::ComputerPlayed { side, choices } => {
-                let played: Vec<String> = choices
-                    .iter()
-                    .map(|(pit, reason)| format!("{pit} ({reason})"))
-                    .collect();
-                format!("{} ({side}) played {}.", name(side), played.join(", then "))
-            }
-            Event::ConditionPlayed { condition } => format!(
-                "By {}'s conditional move ({}):",
-                name(&condition.side),
-                if_line(condition)
-            ),
-            Event::InvitationAccepted { by } => format!("{} accepted: the game is on.", name(by)),
-            Event::InvitationDeclined { by } => format!(
-                "{} declined the game. Nothing more will be mailed about it.",
-                name(by)
-            ),
-            Event::ConditionsKept { .. }
-            | Event::ConditionsMissed { .. }
-            | Event::ConditionRefused { .. } => return None,
+    /// The news of `events` as `reader` is told it: the reader is "you".
+    pub(super) fn news_to(&self, events: &[Event], reader: Option<Side>) -> String {
+        let names = Names {
+            scene: self,
+            reader,
         };
-        Some(said)
+        let said: Vec<String> = events.iter().filter_map(|e| names.said(e)).collect();
+        said.join(" ")
     }
 
     /// Notes to the writer of conditional moves: which were kept and which
@@ -367,6 +299,170 @@ impl Scene<'_> {
             let _ = write!(said, "\n  {}: dropped, {why}.", if_line(condition));
         }
         said
+    }
+}
+
+/// The players as one reader is told of them: by name, the reader as "you".
+struct Names<'a, 'b> {
+    scene: &'a Scene<'b>,
+    reader: Option<Side>,
+}
+
+impl Names<'_, '_> {
+    /// `side` as the subject of a sentence: `Alice`, or `You`.
+    fn who(&self, side: Side) -> String {
+        match self.reader == Some(side) {
+            true => "You".to_string(),
+            false => self.scene.game.name(side).to_string(),
+        }
+    }
+
+    /// `side` within a sentence: `Alice`, or `you`.
+    fn whom(&self, side: Side) -> String {
+        match self.reader == Some(side) {
+            true => "you".to_string(),
+            false => self.scene.game.name(side).to_string(),
+        }
+    }
+
+    /// `Alice's`, or `your`.
+    fn whose(&self, side: Side) -> String {
+        match self.reader == Some(side) {
+            true => "your".to_string(),
+            false => format!("{}'s", self.scene.game.name(side)),
+        }
+    }
+
+    /// The verb for `side`: `offers`, or (to its reader) `offer`.
+    fn verb<'v>(&self, side: Side, third: &'v str, plain: &'v str) -> &'v str {
+        match self.reader == Some(side) {
+            true => plain,
+            false => third,
+        }
+    }
+
+    /// What `event` tells its reader, if it is news (conditional moves
+    /// are told to their writer alone, by [`Scene::note_events`]).
+    fn said(&self, event: &Event) -> Option<String> {
+        let said = match event {
+            Event::Played { side, sowings } => {
+                let goes_on = !self.scene.game.game().is_over();
+                let again = format!(
+                    "{} {} again",
+                    self.whom(*side),
+                    self.verb(*side, "sows", "sow")
+                );
+                turn_words(&self.who(*side), sowings, goes_on.then_some(again.as_str()))
+            }
+            Event::OfferDeclinedByMove { by, kind } => {
+                format!(
+                    "(The move declines {} {}.)",
+                    self.whose(*by),
+                    offered(*kind)
+                )
+            }
+            Event::Offered {
+                by,
+                kind,
+                last_turn,
+            } => self.offer(*by, *kind, last_turn),
+            Event::DrawAgreed { by, offered_by } => format!(
+                "{} accepted {} draw offer: the game is drawn.",
+                self.who(*by),
+                self.whose(*offered_by)
+            ),
+            Event::TakenBack {
+                by,
+                offered_by,
+                undone,
+            } => format!(
+                "{} accepted {} takeback: {} last turn ({}) is undone.",
+                self.who(*by),
+                self.whose(*offered_by),
+                self.whose(*offered_by),
+                written(undone)
+            ),
+            Event::OfferDeclined {
+                by,
+                offered_by,
+                kind,
+            } => format!(
+                "{} declined {} {}.",
+                self.who(*by),
+                self.whose(*offered_by),
+                offered(*kind)
+            ),
+            Event::Resigned { side } => format!("{} resigned.", self.who(*side)),
+            Event::ComputerPlayed { side, choices } => self.computer(*side, choices),
+            Event::ConditionPlayed { condition } => format!(
+                "By {} conditional move ({}):",
+                self.whose(condition.side),
+                if_line(condition)
+            ),
+            Event::InvitationAccepted { by } => {
+                format!("{} accepted: the game is on.", self.who(*by))
+            }
+            Event::InvitationDeclined { by } => format!(
+                "{} declined the game. Nothing more will be mailed about it.",
+                self.who(*by)
+            ),
+            Event::ConditionsKept { .. }
+            | Event::ConditionsMissed { .. }
+            | Event::ConditionRefused { .. } => return None,
+        };
+        Some(said)
+    }
+
+    /// `by`'s offer, and how its reader may answer it.
+    fn offer(&self, by: Side, kind: OfferKind, last_turn: &[crate::engine::Pit]) -> String {
+        let (me, other) = (self.who(by), self.whom(by.other()));
+        match kind {
+            OfferKind::Draw => format!(
+                "{me} {} a draw: {other} may answer accept (the game ends drawn) or decline; a move declines it too.",
+                self.verb(by, "offers", "offer")
+            ),
+            OfferKind::Takeback => format!(
+                "{me} {} to take back {} last turn ({}): {other} may answer accept (then {} {} again) or decline; a move declines it too.",
+                self.verb(by, "asks", "ask"),
+                self.verb(by, "their", "your"),
+                written(last_turn),
+                self.whom(by),
+                self.verb(by, "moves", "move")
+            ),
+        }
+    }
+
+    /// The computer's turn: each sowing but the last earned it a free turn.
+    fn computer(
+        &self,
+        side: Side,
+        choices: &[(crate::engine::Pit, crate::opponent::Reason)],
+    ) -> String {
+        let name = self.scene.game.name(side);
+        let reasons: Vec<String> = choices.iter().map(|(_, r)| r.to_string()).collect();
+        let same = reasons.windows(2).all(|w| w[0] == w[1]);
+        let pits: Vec<String> = choices
+            .iter()
+            .zip(&reasons)
+            .map(|((pit, _), reason)| match same {
+                true => pit.to_string(),
+                false => format!("{pit} ({reason})"),
+            })
+            .collect();
+        let mut said = format!(
+            "{name} ({side}) played {}",
+            pits.join(", a free turn, then ")
+        );
+        match (same, reasons.first()) {
+            (true, Some(reason)) if choices.len() > 1 => {
+                let _ = write!(said, " ({reason}, each time)");
+            }
+            (true, Some(reason)) => {
+                let _ = write!(said, " ({reason})");
+            }
+            _ => {}
+        }
+        said + "."
     }
 }
 

@@ -4,6 +4,8 @@
 //! id derives from the mail that asked for it, so a retry finds the game
 //! its first delivery made, however far that delivery got.
 
+use std::fmt::Write as _;
+
 use super::{Decision, Did, HostedReferee, Scene};
 use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
@@ -342,13 +344,26 @@ impl Scene<'_> {
         inviter: &Mailbox,
         now: u64,
     ) -> Decision {
+        // An invitation carries the referee's words alone: anyone may
+        // invite anyone, and the referee relays no stranger's text.
+        if self.letter.is_some_and(|l| !l.comment.is_empty()) {
+            let why = match against_computer {
+                true => "the computer reads none".to_string(),
+                false => format!(
+                    "an invitation carries only the referee's words; write to {} once the game is on",
+                    self.game.name(side.other())
+                ),
+            };
+            self.notes[side.index()].push(format!("Your other words were not passed on: {why}."));
+        }
         if !against_computer {
             let did = Did::Invited(inviter.address.clone());
             return Decision::new(invitations(self, side, news), did);
         }
         let events: Vec<Event> = self.game.computer_replies(now).into_iter().collect();
         let did = Did::Challenged(side, events);
-        Decision::new(self.both(&self.summary(&did), None), did)
+        let news = self.summary(&did);
+        Decision::new(self.both(|_| news.clone(), None), did)
     }
 }
 
@@ -454,7 +469,10 @@ impl Scene<'_> {
             return Ok(match self.game.accept_invitation(invitee, now) {
                 Ok(event) => {
                     let events = vec![event];
-                    Decision::new(self.both(&self.news(&events), None), Did::Acted(events))
+                    let name = self.game.name(invitee).to_string();
+                    let news = |reader| self.news_to(&events, Some(reader));
+                    let replies = self.both(news, Some((&name, &letter.comment)));
+                    Decision::new(replies, Did::Acted(events))
                 }
                 Err(refusal) => self.refuse(side, &self.refusal(refusal), from_note),
             });
@@ -469,6 +487,15 @@ impl Scene<'_> {
         let events = vec![event];
         let mut top = game_line(&self.game.sheet(), &self.news(&events));
         top.push('\n');
+        // The invitee's words with their answer go to the inviter, quoted.
+        if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
+            if !letter.comment.is_empty() {
+                let _ = writeln!(top, "\n{} writes:", self.game.name(*by));
+                for line in &letter.comment {
+                    let _ = writeln!(top, "> {line}");
+                }
+            }
+        }
         let mail = Side::BOTH
             .iter()
             .filter_map(|&s| self.mail(s, top.clone()))

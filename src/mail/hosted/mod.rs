@@ -301,7 +301,7 @@ impl Scene<'_> {
             body + "\nThe game turn by turn, under perfect play: reply with a line  analysis\n"
                 + &signature()
         } else {
-            body + &key_block(self.id.as_str(), &token) + &signature()
+            body + &key_block(self.id.as_str(), &token, self.commands_for(side)) + &signature()
         };
         let message_id = self
             .referee
@@ -315,6 +315,18 @@ impl Scene<'_> {
                 .with_subject(subject)
                 .with_html_drawn(Some(drawn)),
         )
+    }
+
+    /// The commands that work for `side` in this game as it stands, for
+    /// the footer of their mail.
+    fn commands_for(&self, side: Side) -> &'static str {
+        let record = self.game.record();
+        match record.standing {
+            Standing::Invited { invitee } if invitee == side => "accept, decline, board",
+            Standing::Invited { .. } | Standing::Declined => "board, games",
+            Standing::Playing if record.computer.is_some() => "move <pit>, board, resign",
+            Standing::Playing => "move <pit>, board, offer draw, resign",
+        }
     }
 
     /// The board to `side`, under `first` (and `said`, the referee's words).
@@ -347,19 +359,24 @@ impl Scene<'_> {
         self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
-    /// The same news to both players, each with their own key, each
-    /// headed with what is awaited of them ("your move", "Alice to move")
-    /// or, at the end, the result.
-    fn both(&self, news: &str, comment: Option<(&str, &[String])>) -> Vec<Outgoing> {
-        // At the end the result leads, and the news follows it.
-        let said = self.game.game().is_over().then(|| news.trim().to_string());
+    /// The news to both players (`news` as each reader is told it), each
+    /// with their own key, each headed with what is awaited of them ("your
+    /// move", "Alice to move") or, at the end, the result.
+    fn both(
+        &self,
+        news: impl Fn(Side) -> String,
+        comment: Option<(&str, &[String])>,
+    ) -> Vec<Outgoing> {
         // One drawing of the sheet for both mails.
         let sheet = self.game.sheet();
         let drawn = Drawn::new(&sheet);
         Side::BOTH
             .iter()
             .filter_map(|&side| {
-                let first = compose::headline(&sheet, news, side);
+                let news = news(side);
+                // At the end the result leads, and the news follows it.
+                let said = self.game.game().is_over().then(|| news.trim().to_string());
+                let first = compose::headline(&sheet, &news, side);
                 self.board_drawn(side, &first, said.as_deref(), comment, &drawn)
             })
             .collect()
@@ -472,10 +489,7 @@ impl Scene<'_> {
         questions: &[Command],
         commands: &[Command],
     ) -> Result<Decision, StoreError> {
-        let answers = questions
-            .iter()
-            .map(|question| self.answer(side, question))
-            .collect::<Result<Vec<(String, String)>, StoreError>>()?;
+        let answers = self.answers(side, questions)?;
         // Questions alone: one mail to the asker, the game untouched.
         let title = match answers.as_slice() {
             [(title, _)] => title.clone(),
@@ -484,7 +498,7 @@ impl Scene<'_> {
         let mut body = game_line(&self.game.sheet(), &title);
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
-                let _ = write!(body, "\n\n{}. {title}", i + 1);
+                let _ = write!(body, "\n\n{}. {}", i + 1, compose::heading(title));
             }
             let _ = write!(body, "\n\n{}", text.trim_end());
         }
@@ -580,7 +594,7 @@ after every move. Write one command a line, in your own text:
   offer draw            propose a draw (a move by your opponent declines)
   takeback              ask to undo your last turn, before the reply
   resign                give the game up
-  board / board 12      the board now, or after the first 12 turns
+  board / board 12      the board now, or after line 12 of the log
   preview c e-b d       the board after these turns; nothing is played
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first

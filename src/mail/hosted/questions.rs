@@ -9,6 +9,7 @@ use crate::engine::{Game, Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::result_words;
 use crate::mail::play::{play_turn, written};
+use crate::mail::refusal::echo;
 use crate::sheet::{Sheet, NOT_THE_GAME};
 use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
@@ -18,11 +19,40 @@ impl Scene<'_> {
     /// # Errors
     /// As [`Scene::answer`].
     pub(super) fn note_answers(&mut self, side: Side) -> Result<(), StoreError> {
-        for question in std::mem::take(&mut self.questions) {
-            let (title, text) = self.answer(side, &question)?;
+        let questions = std::mem::take(&mut self.questions);
+        for (title, text) in self.answers(side, &questions)? {
+            let title = crate::mail::compose::heading(&title);
             self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
         Ok(())
+    }
+
+    /// The titles and texts of the answers to `questions`, in order; past
+    /// [`MOST_DRAWN`] sheets, a line that says so instead of each.
+    ///
+    /// # Errors
+    /// As [`Scene::answer`].
+    pub(super) fn answers(
+        &self,
+        side: Side,
+        questions: &[Command],
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let mut drawn = 0;
+        questions
+            .iter()
+            .map(|question| {
+                if matches!(question, Command::Board(Some(_)) | Command::Preview(_)) {
+                    drawn += 1;
+                    if drawn > MOST_DRAWN {
+                        return Ok((
+                            "a board not drawn.".to_string(),
+                            format!("A mail gets at most {MOST_DRAWN} boards drawn (board N or preview): ask for the rest in another mail.\n"),
+                        ));
+                    }
+                }
+                self.answer(side, question)
+            })
+            .collect()
     }
 
     /// The title and text of the answer to `question`.
@@ -95,20 +125,21 @@ impl Scene<'_> {
         Ok(games)
     }
 
-    /// The sheet as it stood after the first `turns` turns of the log.
-    fn board_after(&self, record: &GameRecord, turns: usize) -> (String, String) {
-        let title = format!("the board after turn {turns}, as you asked.");
-        let total = record.turns.len();
-        if turns > total {
-            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: total };
+    /// The sheet as it stood after line `line` of the log (each line a
+    /// turn of each player's, as the sheet numbers them).
+    fn board_after(&self, record: &GameRecord, line: usize) -> (String, String) {
+        let title = format!("the board after turn {line}, as you asked.");
+        let lines = log_lines(record);
+        if line > lines {
+            let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: lines };
             return (title, format!("{refusal}.\n"));
         }
         let mut early = record.clone();
-        early.turns.truncate(turns);
+        early.turns.truncate(line.saturating_mul(2));
         early.conceded = None;
         let text = match early.game() {
             Ok(game) => marked(
-                &format!("the board after turn {turns} of {total}"),
+                &format!("the board after turn {line} of {lines}"),
                 &sheet_of(record, game),
             ),
             Err(e) => format!("That board cannot be drawn: {e}.\n"),
@@ -121,32 +152,33 @@ impl Scene<'_> {
         // Each turn is played on a copy: a mail of a million turns costs no more than this.
         let cut = turns.len() > PREVIEW_TURNS;
         let turns = &turns[..turns.len().min(PREVIEW_TURNS)];
-        let line = turns
-            .iter()
-            .map(|t| written(t))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = echo(
+            &turns
+                .iter()
+                .map(|t| written(t))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
         let title = format!("a preview of {line}, as you asked: nothing is played.");
         let mut trial: Sheet = self.game.sheet();
         let mut said = Vec::new();
         for turn in turns {
+            let turn_written = echo(&written(turn));
             let Some(mover) = trial.game.to_move() else {
-                said.push(format!("The game is over before {}.", written(turn)));
+                said.push(format!("The game is over before {turn_written}."));
                 break;
             };
             match play_turn(&mut trial, mover, turn) {
                 Ok(_) if trial.game.to_move() == Some(mover) && !trial.game.is_over() => {
                     said.push(format!(
-                        "{} earns {} a free turn: write the turn whole, such as {}-a. The preview stops here.",
-                        written(turn),
+                        "{turn_written} earns {} a free turn: write the turn whole, such as {turn_written}-a. The preview stops here.",
                         trial.name(mover),
-                        written(turn)
                     ));
                     break;
                 }
                 Ok(news) => said.push(news),
                 Err(refusal) => {
-                    said.push(format!("{} cannot be played: {refusal}", written(turn)));
+                    said.push(format!("{turn_written} cannot be played: {refusal}"));
                     break;
                 }
             }
@@ -184,6 +216,16 @@ fn analysis_text(sheet: &Sheet) -> String {
         analysis.text(|side| sheet.name(side).to_string())
     )
 }
+
+/// The numbered lines of `record`'s log: its turns, two a line (the
+/// players' turn numbers, as the sheet shows them).
+fn log_lines(record: &GameRecord) -> usize {
+    record.turns.len().div_ceil(2)
+}
+
+/// The most sheets (`board N`, `preview`) drawn for one mail: each is a
+/// board and a log, so a mail of them gets an answer of bounded size.
+const MOST_DRAWN: usize = 3;
 
 /// The most turns a preview plays.
 const PREVIEW_TURNS: usize = 100;
@@ -236,7 +278,7 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
                 record.south.name,
                 record.north.name,
                 result_words(&sheet, &outcome),
-                record.turns.len()
+                log_lines(record)
             ),
         ));
     }

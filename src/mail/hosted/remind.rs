@@ -161,7 +161,7 @@ impl HostedReferee {
                 game: id.to_string(),
                 player: name,
             };
-            (what, scene.both(&news, None))
+            (what, scene.both(|_| news.clone(), None))
         } else if idle >= nudge && reminded.is_none() {
             scene.game.reminded(now);
             let news = format!(
