@@ -8,6 +8,7 @@
 //! result exact.
 
 pub mod analyze;
+mod capture;
 pub mod memo;
 pub mod rank;
 pub mod search;
@@ -59,5 +60,7 @@ impl Scoring {
     }
 }
 
+#[cfg(test)]
+mod capture_tests;
 #[cfg(test)]
 mod tests;
