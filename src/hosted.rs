@@ -8,9 +8,13 @@ use crate::engine::{Game, Pit, PlayError, Side, Sowing, SplitMix64};
 use crate::opponent::{Opponent, Reason};
 use crate::sheet::Sheet;
 use crate::store::{
-    sheet_of, Concession, GameRecord, Ledger, Ledgered, Memory, OfferKind, ReplayError,
+    sheet_of, Concession, Conditional, GameRecord, Ledger, Ledgered, Memory, OfferKind, ReplayError,
 };
 use crate::store::{Offer, Standing, Store, StoreError};
+
+/// The most conditional moves a player keeps: one for each of the
+/// opponent's likely replies, and the game file stays small.
+pub const CONDITIONS: usize = 20;
 
 /// A hosted game: the record, and the game it replays.
 #[derive(Clone, Debug)]
@@ -53,6 +57,46 @@ pub enum Event {
         side: Side,
         choices: Vec<(Pit, Reason)>,
     },
+    /// `side`'s `if` lines: those `kept` (replacing their older ones) and
+    /// those `dropped`, each with why; `cut` when more than [`CONDITIONS`]
+    /// were written and the rest not read.
+    ConditionsKept {
+        side: Side,
+        kept: Vec<Conditional>,
+        dropped: Vec<(Conditional, Dropped)>,
+        cut: bool,
+    },
+    /// `condition`'s reply came: its answer is played (the events after it).
+    ConditionPlayed { condition: Conditional },
+    /// `side`'s conditional moves `waiting` did not apply, the opponent
+    /// having played `played`: they are dropped.
+    ConditionsMissed {
+        side: Side,
+        waiting: Vec<Conditional>,
+        played: Vec<Pit>,
+    },
+    /// `condition`'s reply came, but the rules refuse its answer now: dropped.
+    ConditionRefused {
+        condition: Conditional,
+        why: GameRefusal,
+    },
+    /// The invitee `by` accepted the game: it is on.
+    InvitationAccepted { by: Side },
+    /// The invitee `by` declined the game.
+    InvitationDeclined { by: Side },
+}
+
+/// Why an `if` line was not kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// The opponent cannot play the reply after the writer's move.
+    ReplyIllegal,
+    /// The reply is not a whole turn of the opponent's, or it ends the game.
+    NotAWholeTurn,
+    /// An earlier line answers the same reply.
+    Repeated,
+    /// The rules refuse the answer after the reply.
+    Answer(GameRefusal),
 }
 
 /// Why the game refused an act.
@@ -81,6 +125,12 @@ pub enum GameRefusal {
     NotYourLastTurn,
     /// The turns left by a takeback do not replay.
     Unreplayable,
+    /// `if` lines while the writer is not the one who just moved.
+    ConditionsNeedMove,
+    /// `if` lines against the computer, which answers at once.
+    NoConditionsAgainstComputer,
+    /// An invitation answered by someone it does not wait for.
+    NotInvited,
 }
 
 /// Plays `sowings` as one turn of `side` (a bonus sowing lets the turn go
@@ -133,11 +183,6 @@ impl HostedGame {
     /// The sheet mails show: the board, the log and the players.
     pub fn sheet(&self) -> Sheet {
         sheet_of(&self.record, self.game.clone())
-    }
-
-    /// The record, for the acts not yet the game's own.
-    pub fn record_mut(&mut self) -> &mut GameRecord {
-        &mut self.record
     }
 
     /// `side` plays the turn `sowings`. A move declines the opponent's
@@ -365,6 +410,165 @@ impl HostedGame {
     }
 }
 
+/// Conditional moves: `if REPLY then ANSWER`, kept with a move and
+/// played when the reply comes.
+impl HostedGame {
+    /// Keeps `side`'s `if` lines, `(reply, answer)`, that can be played
+    /// against the position the opponent will answer (replacing `side`'s
+    /// older ones), and tells which were dropped and why.
+    ///
+    /// # Errors
+    /// Against the computer, or when the opponent is not to move.
+    pub fn keep_conditions(
+        &mut self,
+        side: Side,
+        lines: &[(Vec<Pit>, Vec<Pit>)],
+    ) -> Result<Event, GameRefusal> {
+        if self.record.computer.is_some() {
+            return Err(GameRefusal::NoConditionsAgainstComputer);
+        }
+        if self.game.to_move() != Some(side.other()) {
+            return Err(GameRefusal::ConditionsNeedMove);
+        }
+        let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+        for (reply, answer) in lines.iter().take(CONDITIONS) {
+            let condition = Conditional {
+                side,
+                reply: reply.clone(),
+                answer: answer.clone(),
+            };
+            match self.why_not(&condition, &kept) {
+                Some(why) => dropped.push((condition, why)),
+                None => kept.push(condition),
+            }
+        }
+        self.record.conditions.retain(|c| c.side != side);
+        self.record.conditions.extend(kept.iter().cloned());
+        Ok(Event::ConditionsKept {
+            side,
+            kept,
+            dropped,
+            cut: lines.len() > CONDITIONS,
+        })
+    }
+
+    /// Why `condition` cannot be kept beside `kept`, if it cannot.
+    fn why_not(&self, condition: &Conditional, kept: &[Conditional]) -> Option<Dropped> {
+        let mut trial = self.game.clone();
+        if sow_turn(&mut trial, condition.side.other(), &condition.reply).is_err() {
+            return Some(Dropped::ReplyIllegal);
+        }
+        if trial.to_move() != Some(condition.side) {
+            return Some(Dropped::NotAWholeTurn);
+        }
+        if kept.iter().any(|c| c.reply == condition.reply) {
+            return Some(Dropped::Repeated);
+        }
+        sow_turn(&mut trial, condition.side, &condition.answer)
+            .err()
+            .map(Dropped::Answer)
+    }
+
+    /// Plays the conditional move of the side to move, if the turn just
+    /// played is the one it waits for (and again, while that goes on). A
+    /// side's conditions that do not apply, or whose answer the rules
+    /// refuse now, are dropped; all go when the game ends.
+    pub fn answer_conditions(&mut self, now: u64) -> Vec<Event> {
+        let mut events = Vec::new();
+        loop {
+            let Some(to_move) = self.game.to_move() else {
+                self.record.conditions.clear();
+                break;
+            };
+            let (waiting, others): (Vec<Conditional>, Vec<Conditional>) =
+                std::mem::take(&mut self.record.conditions)
+                    .into_iter()
+                    .partition(|c| c.side == to_move);
+            self.record.conditions = others;
+            if waiting.is_empty() {
+                break;
+            }
+            let last = self.record.turns.last().filter(|t| t.side != to_move);
+            let played = last.map(|t| t.sowings.clone());
+            let Some(condition) = waiting
+                .iter()
+                .find(|c| played.as_ref() == Some(&c.reply))
+                .cloned()
+            else {
+                events.push(Event::ConditionsMissed {
+                    side: to_move,
+                    waiting,
+                    played: played.unwrap_or_default(),
+                });
+                break;
+            };
+            match self.play(to_move, &condition.answer, now) {
+                Ok(played) => {
+                    events.push(Event::ConditionPlayed { condition });
+                    events.extend(played);
+                }
+                Err(why) => {
+                    events.push(Event::ConditionRefused { condition, why });
+                    break;
+                }
+            }
+        }
+        events
+    }
+}
+
+/// The invitation and who vouches for the seats.
+impl HostedGame {
+    /// `side` wrote with their key: an inviter's proves the invitation theirs.
+    pub fn key_shown(&mut self, side: Side) {
+        if side == self.record.inviter {
+            self.record.inviter_confirmed = true;
+        }
+    }
+
+    /// The invitee plays under `name` (as they give it, not as the inviter
+    /// wrote it), while the invitation is open.
+    pub fn name_invitee(&mut self, side: Side, name: String) {
+        if self.invited(side).is_ok() {
+            match side {
+                Side::South => self.record.south.name = name,
+                Side::North => self.record.north.name = name,
+            }
+        }
+    }
+
+    /// Is the game's invitation open, and for `side`?
+    fn invited(&self, side: Side) -> Result<(), GameRefusal> {
+        match self.record.standing {
+            Standing::Invited { invitee } if invitee == side => Ok(()),
+            _ => Err(GameRefusal::NotInvited),
+        }
+    }
+
+    /// The invitee `side` accepts: the game is on. (Their first move
+    /// accepts too: see [`HostedGame::play`].)
+    ///
+    /// # Errors
+    /// When no invitation waits for `side`.
+    pub fn accept_invitation(&mut self, side: Side, now: u64) -> Result<Event, GameRefusal> {
+        self.invited(side)?;
+        self.record.standing = Standing::Playing;
+        self.record.last_activity = now;
+        Ok(Event::InvitationAccepted { by: side })
+    }
+
+    /// The invitee `side` declines: the game will never start.
+    ///
+    /// # Errors
+    /// As [`HostedGame::accept_invitation`].
+    pub fn decline_invitation(&mut self, side: Side, now: u64) -> Result<Event, GameRefusal> {
+        self.invited(side)?;
+        self.record.standing = Standing::Declined;
+        self.record.last_activity = now;
+        Ok(Event::InvitationDeclined { by: side })
+    }
+}
+
 impl Ledgered for HostedGame {
     const MEMORY: Memory = GameRecord::MEMORY;
     fn ledger(&self) -> &Ledger {
@@ -375,5 +579,189 @@ impl Ledgered for HostedGame {
     }
     fn save(&self, store: &Store, durable: bool) -> Result<(), StoreError> {
         self.record.save(store, durable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Ruleset;
+    use crate::store::{GameId, MailKey, PlayerRecord, FORMAT};
+
+    /// A Wari game between Alice (South, to move first) and Bob, standing so.
+    fn game(standing: Standing, computer: Option<Side>) -> HostedGame {
+        let player = |name: &str| PlayerRecord {
+            name: name.into(),
+            address: Some(format!("{}@players.example", name.to_lowercase())),
+        };
+        HostedGame::new(GameRecord {
+            format: FORMAT,
+            id: GameId::parse("abcdef").unwrap(),
+            ruleset: Ruleset::Wari,
+            stones: 4,
+            variant: None,
+            first: Side::South,
+            setup: None,
+            south: player("Alice"),
+            north: player("Bob"),
+            computer,
+            standing,
+            turns: Vec::new(),
+            conceded: None,
+            started_by: MailKey("m0".into()),
+            inviter: Side::South,
+            inviter_confirmed: false,
+            created: 100,
+            last_activity: 100,
+            reminded: None,
+            offer: None,
+            conditions: Vec::new(),
+            ledger: Ledger::default(),
+        })
+        .unwrap()
+    }
+
+    fn pits(text: &str) -> Vec<Pit> {
+        crate::sheet::parse_sowings(text).unwrap()
+    }
+
+    fn condition(side: Side, reply: &str, answer: &str) -> Conditional {
+        Conditional {
+            side,
+            reply: pits(reply),
+            answer: pits(answer),
+        }
+    }
+
+    #[test]
+    fn a_kept_condition_plays_its_answer_when_its_reply_comes() {
+        let mut hosted = game(Standing::Playing, None);
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        let kept = hosted.keep_conditions(Side::South, &[(pits("c"), pits("d"))]);
+        assert_eq!(
+            kept,
+            Ok(Event::ConditionsKept {
+                side: Side::South,
+                kept: vec![condition(Side::South, "c", "d")],
+                dropped: Vec::new(),
+                cut: false,
+            })
+        );
+        hosted.play(Side::North, &pits("c"), 300).unwrap();
+        let events = hosted.answer_conditions(400);
+        assert!(
+            matches!(events.as_slice(), [Event::ConditionPlayed { condition: c }, Event::Played { side: Side::South, .. }] if *c == condition(Side::South, "c", "d")),
+            "{events:?}"
+        );
+        assert_eq!(
+            hosted.record().turns.len(),
+            3,
+            "the answer is a turn of the record"
+        );
+        assert_eq!(hosted.game().ply(), 3, "and of the game");
+        assert!(hosted.record().conditions.is_empty(), "played once");
+    }
+
+    #[test]
+    fn a_condition_whose_reply_does_not_come_is_dropped_with_what_came() {
+        let mut hosted = game(Standing::Playing, None);
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        hosted
+            .keep_conditions(Side::South, &[(pits("c"), pits("d"))])
+            .unwrap();
+        hosted.play(Side::North, &pits("e"), 300).unwrap();
+        assert_eq!(
+            hosted.answer_conditions(400),
+            vec![Event::ConditionsMissed {
+                side: Side::South,
+                waiting: vec![condition(Side::South, "c", "d")],
+                played: pits("e"),
+            }]
+        );
+        assert!(hosted.record().conditions.is_empty());
+        assert_eq!(hosted.game().to_move(), Some(Side::South), "nothing played");
+    }
+
+    #[test]
+    fn if_lines_are_checked_against_the_position_the_opponent_answers() {
+        let mut hosted = game(Standing::Playing, None);
+        assert_eq!(
+            hosted.keep_conditions(Side::South, &[(pits("c"), pits("d"))]),
+            Err(GameRefusal::ConditionsNeedMove),
+            "before the writer's move"
+        );
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        let no_such = pits("h"); // Wari has six pits a side
+        let lines = [
+            (no_such.clone(), pits("d")),
+            (pits("a"), pits("d")),
+            (pits("a"), pits("e")),
+            (pits("b"), no_such),
+        ];
+        let Ok(Event::ConditionsKept { kept, dropped, .. }) =
+            hosted.keep_conditions(Side::South, &lines)
+        else {
+            panic!("kept");
+        };
+        assert_eq!(kept, vec![condition(Side::South, "a", "d")]);
+        let why: Vec<&Dropped> = dropped.iter().map(|(_, why)| why).collect();
+        assert!(
+            matches!(
+                why.as_slice(),
+                [
+                    Dropped::ReplyIllegal,
+                    Dropped::Repeated,
+                    Dropped::Answer(GameRefusal::Illegal(_))
+                ]
+            ),
+            "{why:?}"
+        );
+        assert_eq!(hosted.record().conditions, kept, "the kept line stored");
+        let many = vec![(pits("a"), pits("d")); CONDITIONS + 1];
+        let cut = hosted.keep_conditions(Side::South, &many);
+        assert!(matches!(cut, Ok(Event::ConditionsKept { cut: true, .. })));
+        let mut computer = game(Standing::Playing, Some(Side::North));
+        computer.play(Side::South, &pits("c"), 200).unwrap();
+        assert_eq!(
+            computer.keep_conditions(Side::South, &[(pits("c"), pits("d"))]),
+            Err(GameRefusal::NoConditionsAgainstComputer)
+        );
+    }
+
+    #[test]
+    fn an_invitation_is_answered_by_its_invitee_alone_and_once() {
+        let invited = Standing::Invited {
+            invitee: Side::North,
+        };
+        let mut hosted = game(invited, None);
+        assert_eq!(
+            hosted.accept_invitation(Side::South, 200),
+            Err(GameRefusal::NotInvited)
+        );
+        hosted.name_invitee(Side::South, "Mallory".into());
+        assert_eq!(hosted.name(Side::South), "Alice", "only the invitee's name");
+        hosted.name_invitee(Side::North, "Robert".into());
+        assert_eq!(hosted.name(Side::North), "Robert");
+        assert_eq!(
+            hosted.decline_invitation(Side::North, 300),
+            Ok(Event::InvitationDeclined { by: Side::North })
+        );
+        assert_eq!(hosted.record().standing, Standing::Declined);
+        assert_eq!(hosted.record().last_activity, 300);
+        assert_eq!(
+            hosted.accept_invitation(Side::North, 400),
+            Err(GameRefusal::NotInvited),
+            "a declined game stays declined"
+        );
+        let mut hosted = game(invited, None);
+        assert_eq!(
+            hosted.accept_invitation(Side::North, 200),
+            Ok(Event::InvitationAccepted { by: Side::North })
+        );
+        assert_eq!(hosted.record().standing, Standing::Playing);
+        hosted.key_shown(Side::North);
+        assert!(!hosted.record().inviter_confirmed, "the invitee's key");
+        hosted.key_shown(Side::South);
+        assert!(hosted.record().inviter_confirmed, "the inviter's own key");
     }
 }

@@ -12,14 +12,12 @@
 //! assert_eq!(choice.pit.to_string(), "d"); // 3 stones, 3 from the home: a free turn
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-use std::time::{Duration, Instant};
-
 use crate::engine::{
     Capture, DefaultOpponent, EmptyRow, Game, Landing, Outcome, Pit, PitSet, Position, Ruleset,
     Side, SplitMix64,
 };
+use std::fmt;
+use std::str::FromStr;
 
 /// Critchlow's simple strategies, used alone or as greedy's fallback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,11 +39,10 @@ pub enum Opponent {
     /// Critchlow's FindGreedy: a free turn, else the largest capture, else
     /// the fallback (`greedy` is `greedy-last`).
     Greedy(Simple),
-    /// Iterative-deepening alpha-beta search with a time budget per move.
-    Search {
-        budget: Duration,
-        name: &'static str,
-    },
+    /// Iterative-deepening alpha-beta search with a budget of positions
+    /// per move: work, not wall time, so a position gets the same move on
+    /// any machine under any load.
+    Search { nodes: u64, name: &'static str },
     /// Exact play where the solver (with the tables, if given) reaches
     /// within `nodes` positions; `strong`'s search elsewhere.
     Perfect {
@@ -137,15 +134,17 @@ impl Simple {
     }
 }
 
-/// Named search levels: the time each may think per move.
-pub const LEVELS: [(&str, u64); 3] = [("strong", 100), ("quick", 10), ("blitz", 1)];
+/// Named search levels: the positions each may search per move (at about
+/// 10 million a second on one core, `strong` takes about 0.1 s a move,
+/// `quick` 10 ms, `blitz` 1 ms; a loaded machine is slower, never weaker).
+pub const LEVELS: [(&str, u64); 3] = [("strong", 1_000_000), ("quick", 100_000), ("blitz", 10_000)];
 
 impl FromStr for Opponent {
     type Err = String;
 
     /// `greedy`, `greedy-X`, a simple strategy (`random`, `first`, `last`,
     /// `first-largest`, ...), a level (`strong`, `quick`, `blitz`) or
-    /// `search-Nms`.
+    /// `search-N` (N positions a move).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim().to_ascii_lowercase();
         let simple = |name: &str| {
@@ -166,25 +165,22 @@ impl FromStr for Opponent {
         if let Some(strategy) = simple(&s) {
             return Ok(Opponent::Simple(strategy));
         }
-        if let Some((name, ms)) = LEVELS.iter().find(|(name, _)| *name == s) {
-            return Ok(Opponent::Search {
-                budget: Duration::from_millis(*ms),
-                name,
-            });
+        if let Some(&(name, nodes)) = LEVELS.iter().find(|(name, _)| *name == s) {
+            return Ok(Opponent::Search { nodes, name });
         }
-        if let Some(ms) = s
+        if let Some(nodes) = s
             .strip_prefix("search-")
-            .and_then(|t| t.strip_suffix("ms"))
             .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
         {
             return Ok(Opponent::Search {
-                budget: Duration::from_millis(ms),
+                nodes,
                 name: "search",
             });
         }
         Err(format!(
             "unknown opponent '{s}': try greedy, greedy-first, random, first, last, first-largest, \
-             last-largest, first-smallest, last-smallest, perfect, strong, quick, blitz or search-50ms"
+             last-largest, first-smallest, last-smallest, perfect, strong, quick, blitz or search-N (N positions a move, e.g. search-50000)"
         ))
     }
 }
@@ -195,9 +191,7 @@ impl fmt::Display for Opponent {
             Opponent::Simple(s) => f.write_str(s.as_str()),
             Opponent::Greedy(Simple::Last) => f.write_str("greedy"),
             Opponent::Greedy(s) => write!(f, "greedy-{}", s.as_str()),
-            Opponent::Search { budget, name } if *name == "search" => {
-                write!(f, "search-{}ms", budget.as_millis())
-            }
+            Opponent::Search { nodes, name } if *name == "search" => write!(f, "search-{nodes}"),
             Opponent::Search { name, .. } => f.write_str(name),
             Opponent::Perfect { .. } => f.write_str("perfect"),
         }
@@ -215,7 +209,7 @@ impl Opponent {
         }
     }
 
-    /// Exact where the solver reaches within about half a second, with
+    /// Exact where the solver reaches within 500,000 positions, with
     /// `tables` if given; `strong` elsewhere.
     pub fn perfect(tables: Option<&'static crate::solve::Tables>) -> Opponent {
         Opponent::Perfect {
@@ -225,10 +219,8 @@ impl Opponent {
     }
 
     pub fn strong() -> Opponent {
-        Opponent::Search {
-            budget: Duration::from_millis(100),
-            name: "strong",
-        }
+        let (name, nodes) = LEVELS[0];
+        Opponent::Search { nodes, name }
     }
 
     /// The move this opponent plays for the side to move, or `None` when
@@ -258,7 +250,7 @@ impl Opponent {
                 .pick(position, legal, rng)
                 .map(|p| simple(p, Reason::Fallback(strategy))),
             Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
-            Opponent::Search { budget, .. } => search(position, budget),
+            Opponent::Search { nodes, .. } => search(position, nodes),
             Opponent::Perfect { nodes, tables } => {
                 let solution = crate::solve::Solver::new(tables, nodes).solve(position);
                 let best = solution
@@ -275,7 +267,7 @@ impl Opponent {
                         depth: 0,
                         nodes: solution.nodes,
                     }),
-                    None => search(position, Duration::from_millis(100)),
+                    None => search(position, LEVELS[0].1),
                 }
             }
         }
@@ -375,7 +367,7 @@ fn bound(best_score: i32, original_alpha: i32, beta: i32) -> u8 {
 struct Searcher {
     table: Vec<Entry>,
     nodes: u64,
-    deadline: Instant,
+    budget: u64,
     stopped: bool,
 }
 
@@ -424,7 +416,7 @@ impl Searcher {
         ply: u32,
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && Instant::now() >= self.deadline {
+        if self.nodes > self.budget {
             self.stopped = true;
         }
         if self.stopped {
@@ -489,9 +481,10 @@ impl Searcher {
     }
 }
 
-/// Iterative deepening until the budget is spent; the deepest search
-/// finished gives the move.
-fn search(position: &Position, budget: Duration) -> Option<Choice> {
+/// Iterative deepening until `budget` positions are searched; the deepest
+/// search finished gives the move. Nothing here reads a clock, so the move
+/// depends on the position and the budget alone.
+fn search(position: &Position, budget: u64) -> Option<Choice> {
     let legal = position.legal_moves();
     let mut result = legal.last().map(|pit| Choice {
         pit,
@@ -503,7 +496,7 @@ fn search(position: &Position, budget: Duration) -> Option<Choice> {
     let mut searcher = Searcher {
         table: vec![Entry::default(); 1 << TABLE_BITS],
         nodes: 0,
-        deadline: Instant::now() + budget,
+        budget,
         stopped: false,
     };
     let side = position.to_move();
@@ -670,10 +663,33 @@ mod tests {
             "strong",
             "quick",
             "blitz",
-            "search-5ms",
+            "search-5000",
         ] {
             assert_eq!(name.parse::<Opponent>().unwrap().to_string(), name);
         }
+    }
+
+    #[test]
+    fn the_search_is_set_by_positions_not_time() {
+        // The same position and budget give the same move, score, depth and
+        // work every time: no clock is read, so load cannot change a move.
+        let mut game = Game::new(Ruleset::Kalah.rules(), Side::South);
+        for pit in [2, 5] {
+            game.play(Pit::new(pit)).unwrap();
+        }
+        let run = |nodes| search(game.position(), nodes).unwrap();
+        let strong = run(LEVELS[0].1);
+        assert_eq!(strong, run(LEVELS[0].1));
+        assert!(strong.nodes <= LEVELS[0].1 + 1, "{strong:?}");
+        assert!(
+            strong.nodes > LEVELS[0].1 / 2,
+            "it used its budget: {strong:?}"
+        );
+        // More work looks deeper.
+        let blitz = run(LEVELS[2].1);
+        assert!(blitz.depth < strong.depth, "{blitz:?} {strong:?}");
+        assert_eq!(Opponent::strong(), "strong".parse().unwrap());
+        assert!("search-0".parse::<Opponent>().is_err());
     }
 
     #[test]
@@ -684,7 +700,7 @@ mod tests {
             &[1, 2, 1, 2, 5, 5, 5, 5],
             [10, 7],
         );
-        let choice = "search-50ms"
+        let choice = "search-500000"
             .parse::<Opponent>()
             .unwrap()
             .choose(&game, &mut SplitMix64::new(0))
@@ -698,7 +714,7 @@ mod tests {
             &[9, 9, 9, 9, 4, 0],
             [3, 2],
         );
-        let choice = "search-20ms"
+        let choice = "search-200000"
             .parse::<Opponent>()
             .unwrap()
             .choose(&game, &mut SplitMix64::new(0))

@@ -248,6 +248,29 @@ fn help_reads_well() {
         );
     }
     assert!(text.contains("Exit status"));
+    // Each --opponent says which opponents there are, and the default.
+    for (command, default) in [
+        ("hint", "(default: perfect)"),
+        ("play", "greedy for mankala)"),
+    ] {
+        let out = mancala(&[command, "--help"], "");
+        let help = stdout(&out)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for needle in [
+            "greedy (Critchlow's)",
+            "perfect (exact",
+            "blitz (1 ms)",
+            "search-Nms",
+            default,
+        ] {
+            assert!(
+                help.contains(needle),
+                "{command} --help: no {needle} in\n{help}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -255,7 +278,7 @@ fn play_takes_moves_piped_in_and_saves_the_sheet() {
     let dir = temp_dir("play");
     let save = dir.join("game.txt");
     // More moves than the game needs, some illegal: each gets an answer.
-    let moves: String = "help\nhint\nd\nundo\n".to_string() + &"a\nb\nc\nd\ne\nf\n".repeat(60);
+    let moves: String = "help\nhint\nz\nd\nundo\n".to_string() + &"a\nb\nc\nd\ne\nf\n".repeat(60);
     let out = mancala(
         &[
             "play",
@@ -273,6 +296,7 @@ fn play_takes_moves_piped_in_and_saves_the_sheet() {
         "Type a pit to sow it",
         "Hint: ",
         "Taken back.",
+        "'z' is not a pit: pits are letters a to f (or digits 1 to 6)",
         "North plays ",
         "The game is over.",
         "Result: ",
@@ -320,7 +344,11 @@ fn tournament_counts_wins_draws_and_losses() {
 /// A referee started with its standard output closed (a careless crontab,
 /// an odd MTA) has it opened on /dev/null first, as std's own start does:
 /// a store file it opens (its key, a lock, a game) never becomes standard
-/// output, so never has a reply written into it.
+/// output, so never has a reply written into it. With `--send stdout` the
+/// replies would go nowhere and be marked sent: that is refused (75, the
+/// mail kept, nothing done); with another transport the mail is handled.
+/// (A `>/dev/null` of one's own, as the benches', throws replies away on
+/// purpose: allowed.)
 #[cfg(unix)]
 #[test]
 fn a_closed_standard_output_never_becomes_a_store_file() {
@@ -329,22 +357,37 @@ fn a_closed_standard_output_never_becomes_a_store_file() {
 
     let dir = temp_dir("closed-stdout");
     let store = dir.join("store");
-    // The shell closes standard output (`>&-`) and runs the referee in its place.
-    let mut command = Command::new("/bin/sh");
-    command
-        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
-        .args(["mail", "--from", "referee@referee.example", "--store"])
-        .arg(&store)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"From: alice@players.example\nTo: referee@referee.example\nMessage-ID: <closed@x>\n\nnew wari with computer\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let referee = |send: &str, out: &str| {
+        // The shell closes standard output (`>&-`) and runs the referee in its place.
+        let mut command = Command::new("/bin/sh");
+        command
+            .args([
+                "-c",
+                &format!(r#"exec "$0" "$@" {out}"#),
+                env!("CARGO_BIN_EXE_mancala"),
+            ])
+            .args(["mail", "--from", "referee@referee.example", "--send", send])
+            .arg("--store")
+            .arg(&store)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        // The refused run may exit before reading.
+        let _ = child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"From: alice@players.example\nTo: referee@referee.example\nMessage-ID: <closed@x>\n\nnew wari with computer\n");
+        child.wait_with_output().unwrap()
+    };
+    let refused = referee("stdout", ">&-");
+    assert_eq!(refused.status.code(), Some(75), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("standard output is closed"));
+    assert!(!store.exists(), "nothing is done, no store made");
+    let thrown_away = referee("stdout", ">/dev/null");
+    assert!(thrown_away.status.success(), "{}", stderr(&thrown_away));
+    std::fs::remove_dir_all(&store).unwrap();
+    let out = referee(&format!("dir:{}", dir.join("out").display()), ">&-");
     assert!(out.status.success(), "{}", stderr(&out));
     let games: Vec<_> = std::fs::read_dir(&store)
         .unwrap()
@@ -498,4 +541,152 @@ fn mail_reads_its_variables_for_the_flags_not_given() {
 
     let out = mail(&["--no-store"], &[("MANCALA_STORE", &store)]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// `mancala remind` from cron: its arguments checked before anything is
+/// done, its log in words with a count of every game it looked at, and a
+/// reminder that says when the game is forfeited.
+#[test]
+fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
+    use mancala::mail::delivery::Stub;
+    use mancala::mail::hosted::HostedReferee;
+    use mancala::mail::letter::Letter;
+    use mancala::mail::Referee;
+    use mancala::store::Store;
+
+    const REFEREE: &str = "referee@referee.example";
+    for (args, said) in [
+        (&["--nudge", "7"][..], "'7' has no unit: write 7d for days"),
+        (
+            &["--nudge", "7d", "--forfeit", "3d"][..],
+            "--forfeit (3d) is shorter than --nudge (7d)",
+        ),
+    ] {
+        let dir = temp_dir("remind-refused");
+        let store = dir.join("store");
+        let out = mancala(
+            &[&["remind", "--store", store.to_str().unwrap()][..], args].concat(),
+            "",
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+        assert!(!store.exists(), "{args:?} opened the store");
+    }
+
+    let dir = temp_dir("remind");
+    let store_dir = dir.join("store");
+    let referee = HostedReferee::new(REFEREE, Store::open(&store_dir).unwrap());
+    let postman = Stub::default();
+    let deliver = |mail: String| {
+        // (a send that fails leaves its mail owed: not an error here)
+        let _ = referee.deliver(&Letter::read(mail.as_bytes(), &referee.identity), &postman);
+        postman.take()
+    };
+    let to = |out: &[mancala::mail::outgoing::Outgoing], who: &str| {
+        out.iter().find(|o| o.to.address == who).unwrap().clone()
+    };
+    let (alice, bob) = ("alice@players.example", "bob@players.example");
+    let out = deliver(format!(
+        "From: Alice <{alice}>\nTo: {REFEREE}\nMessage-ID: <r1@x>\n\nnew wari with Bob <{bob}>\n"
+    ));
+    let out = deliver(common::press_reply(
+        REFEREE,
+        bob,
+        &to(&out, bob),
+        "accept",
+        "r2@x",
+    ));
+    // Alice shows her key (a referee never reminds an inviter who did not).
+    deliver(common::press_reply(
+        REFEREE,
+        alice,
+        &to(&out, alice),
+        "board",
+        "r3@x",
+    ));
+    let first = Store::open(&store_dir).unwrap().list().unwrap().games[0]
+        .id
+        .clone();
+    // A second game, whose inviter never shows a key, owing Carol a notice
+    // that failed to go: looked at (to send it), then left alone.
+    let out = deliver(format!(
+        "From: Alice <{alice}>\nTo: {REFEREE}\nMessage-ID: <r4@x>\n\nnew wari with Carol <carol@players.example>\n"
+    ));
+    let carol = to(&out, "carol@players.example");
+    postman.fail(
+        "carol@players.example",
+        mancala::mail::delivery::Failure::Transient,
+    );
+    deliver(common::press_reply(
+        REFEREE,
+        "carol@players.example",
+        &carol,
+        "accept",
+        "r5@x",
+    ));
+    let store = Store::open(&store_dir).unwrap();
+    let mut record = None;
+    for mut game in store.list().unwrap().games {
+        game.last_activity = mancala::store::now() - 8 * 86_400;
+        store.save_game(&game).unwrap();
+        if game.id == first {
+            record = Some(game);
+        }
+    }
+    let record = record.unwrap();
+
+    let sent = dir.join("sent");
+    let remind = || {
+        let send = format!("dir:{}", sent.display());
+        let args = ["remind", "--store", store_dir.to_str().unwrap()];
+        mancala(
+            &[&args[..], &["--from", REFEREE, "--send", &send]].concat(),
+            "",
+        )
+    };
+    let out = remind();
+    let log = stderr(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains(&format!("{} reminded Alice to move", record.id)),
+        "{log}"
+    );
+    assert!(!log.contains("Nudged"), "{log}");
+    assert!(
+        log.contains(
+            "- remind: 1 reminded, 0 forfeited, 1 with notices resent, 1 left alone (1 inviter never keyed), 0 not handled"
+        ),
+        "{log}"
+    );
+    let mails: Vec<_> = std::fs::read_dir(&sent)
+        .unwrap()
+        .map(|e| common::read_written(&e.unwrap().path()))
+        .collect();
+    assert_eq!(mails.len(), 2, "the nudge and the notice owed");
+    let nudge = mails
+        .iter()
+        .find(|m| m.body.contains("a reminder"))
+        .unwrap();
+    let deadline =
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(record.last_activity + 21 * 86_400);
+    let stamp = mancala::mail::transport::timestamp(deadline);
+    let by = format!(
+        "Move by {} at {} UTC, or you forfeit",
+        &stamp[..10],
+        &stamp[11..16]
+    );
+    // (as read, the lines wrapped where the referee wrapped them)
+    let words = nudge.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains(&by), "no '{by}' in\n{}", nudge.body);
+    assert!(words.contains("your move for 8 days"), "{}", nudge.body);
+
+    let again = remind();
+    let log = stderr(&again);
+    assert!(again.status.success(), "{log}");
+    assert!(
+        log.contains(
+            "- remind: 0 reminded, 0 forfeited, 0 with notices resent, 0 left alone, 0 not handled"
+        ),
+        "{log}"
+    );
 }

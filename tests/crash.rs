@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
 use mancala::store::{SenderRecord, Store};
 
@@ -115,6 +115,9 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
             sender.ledger.events
         ));
     }
+    // The ratings: a game ended (a forfeit) counted once, a count cut
+    // short by the kill finished as the uninterrupted run made it.
+    games.push(format!("ratings {:?}", store.ratings(None).unwrap()));
     games.sort();
     (sent, games)
 }
@@ -301,6 +304,17 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
         ),
     );
     let takeback = press_reply(BOB, &to(&asked, BOB), "accept", "tba@players.example");
+    let undone = base.join("undone");
+    copy_dir(&takeback_dir, &undone);
+    assert!(
+        to(&deliver(&undone, &takeback), ALICE)
+            .body
+            .contains("Bob accepted Alice's takeback"),
+        "the takeback is accepted"
+    );
+    let store = Store::open(&undone).unwrap();
+    let games = store.list().unwrap().games;
+    assert!(games[0].turns.is_empty(), "Alice's turn undone");
     // Alice's move with a conditional answer to Bob's c, which Bob plays.
     let condition_dir = base.join("condition");
     copy_dir(&move_dir, &condition_dir);

@@ -7,10 +7,10 @@
 use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::{DeliveryError, Failure, Report, Stub};
 use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
@@ -1228,13 +1228,10 @@ fn no_mail_makes_the_hosted_referee_panic() {
         format!("From: {ALICE}\nSubject: new wari stones 5 with {BOB} as north\n\nnew mankala with computer\n").into_bytes(),
         press_reply(BOB, &bob, "accept\ndecline", "z4@x").into_bytes(),
     ];
-    let mut rng = SplitMix64::new(77);
-    for round in 0..1500 {
-        let mut raw = seeds[round % seeds.len()].clone();
-        common::mutate(&mut raw, &seeds, 6, 80, &mut rng);
-        let _ = world.try_deliver(&String::from_utf8_lossy(&raw));
+    common::fuzz(&seeds, 1500, (6, 80), |raw| {
+        let _ = world.try_deliver(&String::from_utf8_lossy(raw));
         world.postman.take();
-    }
+    });
     let listing = Store::open(&world.dir).unwrap().list().unwrap();
     assert!(listing.unreadable.is_empty());
     for record in listing.games {
@@ -1384,4 +1381,47 @@ fn questions_are_answered_on_the_game_after_the_mails_acts() {
             && history.contains(&format!("Super-Wari {id}: Alice v Bob")),
         "{history}"
     );
+}
+
+#[test]
+fn an_unreadable_game_file_defers_a_keyed_mails_questions_never_answering_them_without_it() {
+    let world = World::new("unreadable-other");
+    let (alice, _) = world.game_on();
+    let first = world.the_game().id;
+    world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <c2@players.example>\n\nnew wari with Bob <{BOB}>\n"
+    ));
+    let other = world
+        .games()
+        .into_iter()
+        .find(|g| g.id != first)
+        .expect("a second game")
+        .id;
+    let path = world.dir.join(format!("{other}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, "{ damaged").unwrap();
+    // A move with a question that needs Alice's games: neither is done
+    // while one of her games cannot be read.
+    let mail = press_reply(ALICE, &alice, "move c\ngames", "uq@x");
+    let out = mail_cli(&world.dir, "stdout", mail.as_bytes());
+    assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains(&format!("{other}.json")),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "nothing answered");
+    let store = Store::open(&world.dir).unwrap();
+    let game = store.load_game(&first).unwrap().unwrap();
+    assert!(game.turns.is_empty(), "the move waits with the mail");
+    // Mended, the same mail (the MTA's retry) is done whole, once.
+    std::fs::write(&path, text).unwrap();
+    let out = world.deliver(&mail);
+    let listed = to(&out, ALICE).body;
+    assert!(
+        listed.contains(first.as_str()) && listed.contains(other.as_str()),
+        "both games listed:\n{listed}"
+    );
+    let game = store.load_game(&first).unwrap().unwrap();
+    assert_eq!(game.turns.len(), 1, "the move played once");
 }

@@ -148,3 +148,160 @@ fn two_runs_at_once_handle_nothing_twice() {
         .games;
     assert_eq!(games.len(), 12);
 }
+
+/// Runs `mancala ARGS` to the end, or fails the test if it has not ended
+/// within a minute (a FIFO opened for reading waits for a writer for ever).
+#[cfg(unix)]
+fn run_or_hang(args: &[&str]) -> std::process::Output {
+    let mut child = spawn(args, b"");
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("mancala {args:?} hangs");
+}
+
+#[test]
+fn a_folder_without_new_is_not_a_maildir_and_nothing_is_made_in_it() {
+    let root = temp_dir("maildir-none");
+    let dir = root.join("Mail");
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = root.join("store");
+    let out = run(
+        &[
+            "maildir",
+            dir.to_str().unwrap(),
+            "--send",
+            &format!("dir:{}", root.join("out").display()),
+            "--store",
+            store.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(66), "{}", common::stderr(&out));
+    let said = common::stderr(&out);
+    assert!(
+        said.contains("not a Maildir: it has no new/ folder"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "made in {dir:?}"
+    );
+}
+
+/// A folder, a FIFO and a link to a folder in new/ are no messages: each is
+/// logged and left, and the run handles the rest and ends (a FIFO opened
+/// would wait for a writer); a name that is not UTF-8 is handled as any.
+#[cfg(unix)]
+#[test]
+fn what_is_not_a_message_in_new_is_logged_and_left() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = temp_dir("maildir-odd");
+    let dir = maildir(&root);
+    let new = dir.join("new");
+    std::fs::create_dir(new.join("1796.M0.folder")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(new.join("1796.M0.fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    std::os::unix::fs::symlink(&root, new.join("1796.M0.link")).unwrap();
+    let odd = std::ffi::OsStr::from_bytes(b"1796.M1.h\xf6st");
+    std::fs::write(new.join(odd), challenge(1)).unwrap();
+    deliver_to(&dir, "1796.M2.host", &challenge(2));
+    let (store, out) = (root.join("store"), root.join("out"));
+    let result = run_or_hang(&[
+        "maildir",
+        dir.to_str().unwrap(),
+        "--from",
+        REFEREE,
+        "--store",
+        store.to_str().unwrap(),
+        "--send",
+        &format!("dir:{}", out.display()),
+    ]);
+    let said = common::stderr(&result);
+    assert!(result.status.success(), "{said}");
+    for name in ["1796.M0.folder", "1796.M0.fifo", "1796.M0.link"] {
+        assert!(
+            said.contains(&format!("{name}: not a message file")),
+            "{name} not logged:\n{said}"
+        );
+    }
+    assert_eq!(
+        names(&new),
+        ["1796.M0.fifo", "1796.M0.folder", "1796.M0.link"]
+    );
+    let cur: Vec<Vec<u8>> = std::fs::read_dir(dir.join("cur"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().as_bytes().to_vec())
+        .collect();
+    assert!(cur.contains(&b"1796.M1.h\xf6st:2,S".to_vec()), "{cur:?}");
+    assert!(cur.contains(&b"1796.M2.host:2,S".to_vec()), "{cur:?}");
+    assert_eq!(names(&out).len(), 4, "two mails for each challenge");
+}
+
+/// A message that cannot be read (here a link that loops) is logged and
+/// stays in new/; the others are handled, and the run exits 75 so that
+/// cron's mail or the operator sees a message is waiting.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_message_is_logged_and_stays_for_the_next_run() {
+    let root = temp_dir("maildir-unreadable");
+    let dir = maildir(&root);
+    let new = dir.join("new");
+    std::os::unix::fs::symlink("1796.M0.loop", new.join("1796.M0.loop")).unwrap();
+    std::os::unix::fs::symlink("nowhere", new.join("1796.M0.dangling")).unwrap();
+    deliver_to(&dir, "1796.M1.host", &challenge(1));
+    let (store, out) = (root.join("store"), root.join("out"));
+    let result = run_or_hang(&[
+        "maildir",
+        dir.to_str().unwrap(),
+        "--from",
+        REFEREE,
+        "--store",
+        store.to_str().unwrap(),
+        "--send",
+        &format!("dir:{}", out.display()),
+    ]);
+    let said = common::stderr(&result);
+    assert_eq!(result.status.code(), Some(75), "{said}");
+    for name in ["1796.M0.loop", "1796.M0.dangling"] {
+        assert!(
+            said.contains(&format!("{name}: cannot be read (")),
+            "{name} not logged:\n{said}"
+        );
+    }
+    assert!(said.contains("2 message(s) stay in new/"), "{said}");
+    assert_eq!(names(&new), ["1796.M0.dangling", "1796.M0.loop"]);
+    assert_eq!(names(&dir.join("cur")), ["1796.M1.host:2,S"]);
+}
+
+/// `--send stdout` with standard output closed (std's start opens it on
+/// /dev/null, read and write) would mark replies sent that went nowhere:
+/// the run is refused with 75 before anything is read, and every message
+/// stays in new/.
+#[cfg(unix)]
+#[test]
+fn replies_to_a_closed_standard_output_are_refused_and_the_mail_kept() {
+    let root = temp_dir("maildir-closed");
+    let dir = maildir(&root);
+    deliver_to(&dir, "1796.M1.host", &challenge(1));
+    let store = root.join("store");
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
+        .args(["maildir", dir.to_str().unwrap(), "--send", "stdout"])
+        .args(["--from", REFEREE, "--store", store.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(75), "{said}");
+    assert!(said.contains("standard output is closed"), "{said}");
+    assert_eq!(names(&dir.join("new")), ["1796.M1.host"]);
+    assert!(!store.exists(), "the store was opened");
+}

@@ -165,8 +165,11 @@ fn a_variant_is_solved_with_its_own_tables_never_the_games() {
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out)
     };
-    let without = dir.join("none");
-    let alone = solve(without.to_str().unwrap());
+    let alone = {
+        let out = run(&["solve", "-", "--json", "--no-tables"], &sheet.stdout);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
     let value = |text: &str| -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
         v.as_object_mut().unwrap().remove("nodes");
@@ -175,6 +178,12 @@ fn a_variant_is_solved_with_its_own_tables_never_the_games() {
     // The plain game's tables are there, and are not used for the variant:
     // the very same search, position for position.
     assert_eq!(solve(tables), alone);
+    let out = run(&["solve", "-", "--json", "--tables", tables], &sheet.stdout);
+    assert!(
+        stderr(&out).contains("no endgame tables for waurie-both-stores"),
+        "{}",
+        stderr(&out)
+    );
     build(&["--variant", "both-stores"]);
     assert!(dir.join("waurie-both-stores.tables").exists());
     let with_own = solve(tables);
@@ -183,5 +192,62 @@ fn a_variant_is_solved_with_its_own_tables_never_the_games() {
         serde_json::from_str::<serde_json::Value>(&with_own).unwrap()["nodes"].as_u64()
             < serde_json::from_str::<serde_json::Value>(&alone).unwrap()["nodes"].as_u64(),
         "its own tables shorten the search"
+    );
+}
+
+/// The shipped tables are built into the binary: `solve` run from any
+/// folder is exact where they reach, with no `--tables`; a `--tables`
+/// folder that does not exist is an error, not a search without them.
+#[test]
+fn an_installed_binary_finds_the_shipped_tables_from_any_folder() {
+    let dir = temp_dir("tables-anywhere");
+    // 11 stones in pits: in the shipped tables, far from exact in 1 position.
+    let sheet = run(
+        &["new", "mankala", "--position", "2 1 1 2 0 1 / 1 0 2 0 1 0"],
+        b"",
+    );
+    assert!(sheet.status.success(), "{}", stderr(&sheet));
+    let solve = |args: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .args([&["solve", "-", "--json", "--nodes", "1"], args].concat())
+            .current_dir(&dir)
+            .env_remove("MANCALA_TABLES")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&sheet.stdout)
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = solve(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(value["exact"], true, "{value}");
+    assert_eq!(stderr(&out), "", "tables found: nothing to say");
+    let out = solve(&["--no-tables"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(value["exact"], false, "{value}");
+    let out = solve(&["--tables", "/nonexistent/tables"]);
+    assert_eq!(out.status.code(), Some(66), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--tables /nonexistent/tables: no such folder"),
+        "{}",
+        stderr(&out)
+    );
+    // None for a variant (none shipped): said, and the hint given all the same.
+    let variant = run(&["new", "waurie", "--variant", "both-stores"], b"");
+    let out = run(&["hint", "-", "--json"], &variant.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no endgame tables for waurie-both-stores"),
+        "{}",
+        stderr(&out)
     );
 }

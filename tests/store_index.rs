@@ -138,6 +138,96 @@ fn ratings_kept_as_games_end_equal_a_replay_of_every_finished_game() {
     assert_eq!(store.ratings(None).unwrap(), replay(&games, None));
 }
 
+/// What a question should see: the first `most` of each ruleset of the
+/// whole table, and every row of `mailbox`.
+fn best_of(list: &[Rating], most: usize, mailbox: &str) -> (Vec<Rating>, bool) {
+    let mut kept = Vec::new();
+    let mut cut = false;
+    for ruleset in Ruleset::ALL {
+        let rows: Vec<&Rating> = list.iter().filter(|r| r.ruleset == ruleset).collect();
+        cut |= rows.len() > most;
+        for (place, row) in rows.into_iter().enumerate() {
+            if place < most || row.mailbox == mailbox {
+                kept.push(row.clone());
+            }
+        }
+    }
+    kept.sort_by(|a, b| {
+        (a.ruleset.as_str(), -a.rating, &a.mailbox)
+            .partial_cmp(&(b.ruleset.as_str(), -b.rating, &b.mailbox))
+            .unwrap()
+    });
+    (kept, cut)
+}
+
+#[test]
+fn a_question_gets_the_best_of_each_game_and_the_askers_rows_as_the_whole_table_has_them() {
+    let dir = common::temp_dir("index-leaders");
+    let store = Store::open(&dir).unwrap();
+    let mut rng = SplitMix64::new(23);
+    let mut games = generated(160, &mut rng);
+    // The last finished game is the one a mail has just ended, not saved.
+    let at = games
+        .iter()
+        .rposition(|g| g.game().unwrap().is_over())
+        .unwrap();
+    let ending = games.remove(at);
+    for record in &games {
+        store.save_game(record).unwrap();
+    }
+    let asker = ending.south.address.clone().unwrap();
+    let mailbox = mailbox_key(&asker);
+    let mut afters = Vec::new();
+    for most in [1, 3, 100] {
+        let whole = store.ratings(None).unwrap();
+        let (list, cut) = best_of(&whole, most, &mailbox);
+        let leaders = store.leaders(None, most, Some(&asker), None).unwrap();
+        assert_eq!((leaders.list, leaders.cut), (list, cut), "{most}");
+        assert_eq!(cut, most < 8, "{most}");
+        let wari = store
+            .leaders(Some(Ruleset::Wari), most, None, None)
+            .unwrap();
+        let (list, _) = best_of(&store.ratings(Some(Ruleset::Wari)).unwrap(), most, "");
+        assert_eq!(wari.list, list, "{most}");
+        // With the game the mail ended, before it is saved.
+        let after = store.leaders(None, most, Some(&asker), Some(&ending));
+        afters.push((most, after.unwrap()));
+    }
+    store.save_game(&ending).unwrap();
+    let all: Vec<GameRecord> = games.iter().chain([&ending]).cloned().collect();
+    assert_eq!(store.ratings(None).unwrap(), replay(&all, None));
+    for (most, after) in afters {
+        let (list, cut) = best_of(&store.ratings(None).unwrap(), most, &mailbox);
+        assert_eq!((after.list, after.cut), (list, cut), "{most}, after");
+        // Asked again once it is saved: counted once, the same table.
+        let again = store
+            .leaders(None, most, Some(&asker), Some(&ending))
+            .unwrap();
+        assert_eq!(
+            again.list,
+            best_of(&store.ratings(None).unwrap(), most, &mailbox).0
+        );
+    }
+}
+
+#[test]
+fn a_listing_of_an_empty_store_makes_nothing() {
+    let dir = common::temp_dir("index-empty");
+    let store = Store::open(&dir).unwrap();
+    assert!(store.under_way(Some(5)).unwrap().0.games.is_empty());
+    assert!(store.ratings(None).unwrap().is_empty());
+    assert!(store
+        .leaders(None, 5, Some(ALICE), None)
+        .unwrap()
+        .list
+        .is_empty());
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "no key, no index"
+    );
+}
+
 #[test]
 fn lookups_by_address_and_under_way_agree_with_reading_every_game() {
     let dir = common::temp_dir("index-lookups");
@@ -167,7 +257,15 @@ fn lookups_by_address_and_under_way_agree_with_reading_every_game() {
         .cloned()
         .collect();
     assert!(!going.is_empty());
-    assert_eq!(ids(&store.under_way().unwrap().games), ids(&going));
+    // Newest first, as `mancala games` lists them.
+    let mut newest = ids(&going);
+    newest.reverse();
+    let (listing, total) = store.under_way(None).unwrap();
+    assert_eq!(ids(&listing.games), newest);
+    assert_eq!(total, going.len());
+    let (listing, total) = store.under_way(Some(3)).unwrap();
+    assert_eq!(ids(&listing.games), newest[..3]);
+    assert_eq!(total, going.len());
 }
 
 #[test]
@@ -231,7 +329,7 @@ fn a_store_without_an_index_gets_it_built_once_on_first_use() {
     let found = store.games_of(&secrets, &address).unwrap();
     assert_eq!(ids(&found.games), ["mx2frb"]);
     assert!(dir.join("index/version").exists());
-    assert_eq!(ids(&store.under_way().unwrap().games), ["mx2frb"]);
+    assert_eq!(ids(&store.under_way(None).unwrap().0.games), ["mx2frb"]);
     // Built once: a game file dropped in afterwards is the operator's to file.
     let version = std::fs::metadata(dir.join("index/version")).unwrap();
     store.ratings(None).unwrap();
@@ -287,7 +385,7 @@ fn a_kill_between_an_index_entry_and_the_games_rename_leaves_lookups_right() {
                     "kill at rename {n}: {address}"
                 );
             }
-            assert_eq!(ids(&store.under_way().unwrap().games), ids(&all));
+            assert_eq!(ids(&store.under_way(None).unwrap().0.games), ids(&all));
             all.len()
         };
         let games = check(&store);
@@ -342,5 +440,161 @@ fn a_sender_over_the_days_answers_is_settled_before_any_game_is_read() {
         report.summary.contains("answers today"),
         "{}",
         report.summary
+    );
+}
+
+/// A store of `n` games among `players` people, written as game files
+/// alone (the index is built by the binary's first use, as for an old
+/// store); the records, in the order made.
+fn written_store(dir: &Path, n: u64, players: usize, seed: u64) -> Vec<GameRecord> {
+    let store = Store::open(dir).unwrap();
+    store.secrets().unwrap();
+    let mut rng = SplitMix64::new(seed);
+    let names: Vec<String> = (0..players)
+        .map(|i| format!("p{i}@players.example"))
+        .collect();
+    (0..n)
+        .map(|i| {
+            let (south, north) = (&names[rng.below(players)], &names[rng.below(players)]);
+            let finish = rng.below(3) != 0;
+            let record = games::random_game(
+                &games::nth_id(i),
+                (south, north),
+                i * 1_000,
+                finish,
+                &mut rng,
+            );
+            std::fs::write(
+                dir.join(format!("{}.json", record.id)),
+                serde_json::to_vec(&record).unwrap(),
+            )
+            .unwrap();
+            record
+        })
+        .collect()
+}
+
+fn mancala(args: &[&str], dir: &Path) -> (String, String, Option<i32>) {
+    let mut args = args.to_vec();
+    args.extend(["--store", dir.to_str().unwrap()]);
+    let out = common::run(&args, b"");
+    (
+        common::stdout(&out),
+        common::stderr(&out),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn mancala_games_and_ratings_on_an_empty_store_say_so_and_make_nothing() {
+    let dir = common::temp_dir("cli-empty");
+    let missing = dir.join("store");
+    for words in [
+        &["games"][..],
+        &["games", "--all"],
+        &["ratings"],
+        &["ratings", "--all"],
+    ] {
+        let (out, _, code) = mancala(words, &missing);
+        assert_eq!(code, Some(0), "{words:?}");
+        assert!(out.starts_with("No "), "{words:?}: {out}");
+        assert!(!missing.exists(), "{words:?} made the store");
+        let (out, _, code) = mancala(words, &dir);
+        assert_eq!(code, Some(0), "{words:?}");
+        assert!(out.starts_with("No "), "{words:?}: {out}");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "{words:?} made a file"
+        );
+    }
+}
+
+#[test]
+fn mancala_games_lists_the_newest_under_way_in_columns_and_says_how_to_see_the_rest() {
+    let dir = common::temp_dir("cli-games");
+    let records = written_store(&dir, 90, 30, 5);
+    let mut going: Vec<&GameRecord> = records
+        .iter()
+        .filter(|r| !r.game().unwrap().is_over())
+        .collect();
+    assert!(going.len() > 20, "{} under way", going.len());
+    going.reverse(); // made in order: the newest last
+    let (out, _, code) = mancala(&["games"], &dir);
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("game    ruleset"), "{out}");
+    let rows = &lines[1..=20];
+    let shown: Vec<&str> = rows.iter().map(|l| &l[..6]).collect();
+    let newest: Vec<String> = going[..20].iter().map(|r| r.id.to_string()).collect();
+    assert_eq!(shown, newest);
+    // Every column starts where its heading does.
+    let heading = lines[0];
+    for column in ["ruleset", "south", "north", "state"] {
+        let at = heading.find(column).unwrap();
+        for row in rows {
+            let (before, cell) = row.split_at(at);
+            assert!(
+                before.ends_with("  ") && !cell.starts_with(' '),
+                "{column}: {row}"
+            );
+        }
+    }
+    assert_eq!(lines[21], "");
+    assert!(
+        lines[22].contains(&format!("The newest 20 of {}", going.len()))
+            && lines[22].contains("--all"),
+        "{out}"
+    );
+    // Every game with --all, and a finished game says so.
+    let (out, _, _) = mancala(&["games", "--all", "--json"], &dir);
+    let listed: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(listed.len(), records.len());
+    for (value, record) in listed.iter().zip(records.iter().rev()) {
+        assert_eq!(value["id"], record.id.as_str());
+        let over = record.game().unwrap().is_over();
+        let state = if over { "finished" } else { "playing" };
+        assert_eq!(value["standing"]["state"], state, "{value}");
+    }
+}
+
+#[test]
+fn mancala_ratings_shows_the_best_of_each_game_and_all_with_all() {
+    let dir = common::temp_dir("cli-ratings");
+    let records = written_store(&dir, 400, 60, 9);
+    let (out, _, code) = mancala(&["ratings", "--all", "--json"], &dir);
+    assert_eq!(code, Some(0));
+    let every: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let replayed = replay(&records, None);
+    assert_eq!(every.len(), replayed.len());
+    let (out, err, _) = mancala(&["ratings", "--json"], &dir);
+    let best: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut cut = false;
+    for ruleset in Ruleset::ALL {
+        let of = |list: &[serde_json::Value]| -> Vec<serde_json::Value> {
+            list.iter()
+                .filter(|r| r["ruleset"] == ruleset.as_str())
+                .cloned()
+                .collect()
+        };
+        let (all, shown) = (of(&every), of(&best));
+        cut |= all.len() > 20;
+        assert_eq!(shown, all[..all.len().min(20)], "{ruleset:?}");
+    }
+    assert!(cut, "some game has more than 20 players");
+    assert!(err.contains("--all"), "{err}");
+    let (out, _, _) = mancala(&["ratings"], &dir);
+    assert!(
+        out.contains("The best 20 of each game; `mancala ratings --all`"),
+        "{out}"
     );
 }

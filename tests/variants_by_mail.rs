@@ -3,10 +3,10 @@
 //! variant and the set-up) both play them as the sheet says.
 
 use mancala::engine::{Position, Ruleset, Side, SplitMix64};
-use mancala::mail::compose::Outgoing;
 use mancala::mail::delivery::Stub;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
+use mancala::mail::outgoing::Outgoing;
 use mancala::mail::sheet_referee::{Decision, SheetReferee};
 use mancala::mail::Referee;
 use mancala::sheet::{Players, Sheet};

@@ -19,9 +19,9 @@ Method
 * Our side: `mancala hint - --opponent strong --json` on the current sheet
   (made by `mancala new wari`, then `mancala move - PIT...` for the moves
   since our last turn), which prints {"move", "eval", "depth", ...}.  Its
-  move must be in our legal list.  `strong` is a search with a 100 ms
-  budget per move (src/opponent.rs), so its play depends a little on the
-  machine's load: the match is reproducible only on the MCTS side.
+  move must be in our legal list.  `strong` is a search of 1,000,000
+  positions a move (src/opponent.rs), so its moves are the same under any
+  load; MCTS gets the wall time strong took, so that side depends on it.
 
 * OpenSpiel's side: open_spiel.python.algorithms.mcts.MCTSBot with a
   RandomRolloutEvaluator (1 rollout), uct_c = 2 and MCTS-Solver on (the

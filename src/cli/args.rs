@@ -97,7 +97,7 @@ pub enum Command {
         #[command(flatten)]
         referee: RefereeArgs,
     },
-    /// List the games in the store
+    /// List the games under way in the store, the newest first (at most 20; --all for every game)
     Games {
         /// The store (default: MANCALA_STORE, else the XDG data folder)
         #[arg(long, env = "MANCALA_STORE")]
@@ -105,8 +105,11 @@ pub enum Command {
         /// One JSON object per game
         #[arg(long)]
         json: bool,
+        /// Every game, finished ones too (reads every game file)
+        #[arg(long)]
+        all: bool,
     },
-    /// The players' Glicko-2 ratings from the finished games in the store, best first
+    /// The players' Glicko-2 ratings from the finished games in the store, best first (the best 20 of each game; --all for everyone)
     Ratings {
         /// Only this game's ratings (default: every game's, a table each)
         ruleset: Option<Ruleset>,
@@ -116,13 +119,16 @@ pub enum Command {
         /// One JSON object per player and game
         #[arg(long)]
         json: bool,
+        /// Every rated player, not only the best of each game
+        #[arg(long)]
+        all: bool,
     },
     /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
     Remind {
-        /// Remind the player to move after this long: 7d, 36h, 90m
+        /// Remind the player to move after this long: 7d, 36h, 90m or 30s (a unit is needed)
         #[arg(long, default_value = "7d", value_parser = parse_duration)]
         nudge: u64,
-        /// Forfeit the game of a player who has not moved for this long
+        /// Forfeit the game of a player who has not moved for this long (at least --nudge)
         #[arg(long, default_value = "21d", value_parser = parse_duration)]
         forfeit: u64,
         /// The store (default: MANCALA_STORE, else the XDG data folder)
@@ -152,8 +158,7 @@ pub enum Command {
     Hint {
         /// The sheet, or - for standard input
         file: PathBuf,
-        /// Which opponent to ask
-        #[arg(long, value_parser = parse_opponent)]
+        #[arg(long, value_parser = parse_opponent, help = hint_opponent_help())]
         opponent: Option<Opponent>,
         /// Print {"move": ..., "eval": ..., "depth": ...}
         #[arg(long)]
@@ -279,6 +284,12 @@ fn variant_help() -> String {
     )
 }
 
+/// Every opponent `--opponent` takes, as `Opponent`'s `FromStr` reads them.
+const OPPONENTS: &str = "greedy (Critchlow's), greedy-X (greedy, else strategy X), \
+    perfect (exact where the solver reaches in about half a second, with the endgame tables; \
+    else strong), strong (100 ms a move), quick (10 ms), blitz (1 ms), search-Nms, random, \
+    first, last, first-largest, last-largest, first-smallest, last-smallest";
+
 /// The opponents, and which is each game's default, from the rulesets' table.
 fn opponent_help() -> String {
     let mut defaults: Vec<String> = Vec::new();
@@ -293,10 +304,14 @@ fn opponent_help() -> String {
         }
     }
     format!(
-        "The computer: greedy (Critchlow's), strong, quick, blitz, random, first, last, \
-         first-largest, ..., greedy-X (default: {})",
+        "The computer: {OPPONENTS} (default: {})",
         defaults.join("; ")
     )
+}
+
+/// `hint`'s opponents: the same, perfect play by default.
+fn hint_opponent_help() -> String {
+    format!("Which opponent to ask: {OPPONENTS} (default: perfect)")
 }
 
 /// Reads a game's name as [`Ruleset`]'s `FromStr` does (any case, any
@@ -374,29 +389,44 @@ pub struct RefereeArgs {
     pub no_store: bool,
 }
 
-/// `7d`, `36h`, `90m`, `30s` (or plain seconds), in seconds.
+/// `7d`, `36h`, `90m` or `30s`, in seconds; a number alone only if 0
+/// (`7` could be days or seconds: the user is asked to say).
 fn parse_duration(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len()),
     );
+    let wrong = || format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s");
     let scale = match unit {
-        "" | "s" => 1,
+        "" if number.bytes().all(|b| b == b'0') && !number.is_empty() => 1,
+        "" => {
+            return Err(format!(
+                "'{text}' has no unit: write {text}d for days ({text}h hours, {text}m minutes, {text}s seconds)"
+            ))
+        }
+        "s" => 1,
         "m" => 60,
         "h" => 3600,
         "d" => 86_400,
-        _ => {
-            return Err(format!(
-                "'{text}' is not a duration: write 7d, 36h, 90m or 30s"
-            ))
-        }
+        _ => return Err(wrong()),
     };
     number
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(scale))
-        .ok_or_else(|| format!("'{text}' is not a duration: write 7d, 36h, 90m or 30s"))
+        .ok_or_else(wrong)
+}
+
+/// A duration as [`parse_duration`] reads it, in its largest whole unit.
+pub fn show_duration(seconds: u64) -> String {
+    match seconds {
+        0 => "0s".to_string(),
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
 }
 
 fn parse_opponent(text: &str) -> Result<Opponent, String> {
@@ -495,12 +525,26 @@ mod tests {
     fn durations_read_as_written() {
         assert_eq!(parse_duration("7d"), Ok(7 * 86_400));
         assert_eq!(parse_duration("36h"), Ok(36 * 3600));
-        assert_eq!(parse_duration("90"), Ok(90));
+        assert_eq!(parse_duration("90m"), Ok(90 * 60));
+        assert_eq!(parse_duration("0"), Ok(0), "nothing is ambiguous about 0");
+        let err = parse_duration("7").unwrap_err();
+        assert!(err.contains("no unit: write 7d for days"), "{err}");
         assert!(parse_duration("7 days").is_err());
         assert!(parse_duration("d").is_err());
         assert!(
             parse_duration("999999999999999999d").is_err(),
             "no overflow"
+        );
+    }
+
+    #[test]
+    fn durations_show_as_typed() {
+        for text in ["7d", "36h", "90m", "30s", "0s"] {
+            assert_eq!(show_duration(parse_duration(text).unwrap()), text);
+        }
+        assert!(Args::try_parse_from(["mancala", "remind", "--nudge", "7"]).is_err());
+        assert!(
+            Args::try_parse_from(["mancala", "remind", "--nudge", "0", "--forfeit", "0"]).is_ok()
         );
     }
 
@@ -515,9 +559,13 @@ mod tests {
 /// Where the solver finds its tables, and how far it may search.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
-    /// The tables' folder: RULESET.tables files, as `mancala tables build` writes them
-    #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
-    pub tables: PathBuf,
+    /// A folder of tables (RULESET.tables, as `mancala tables build` writes them), used before
+    /// the ones built in (the shipped boards/tables: Mankala, Waurie, Kalah); it must exist
+    #[arg(long, env = "MANCALA_TABLES")]
+    pub tables: Option<PathBuf>,
+    /// Search without any tables
+    #[arg(long, conflicts_with = "tables")]
+    pub no_tables: bool,
     /// Positions the exact search may visit before it settles for a depth-limited one
     #[arg(long, default_value_t = 20_000_000)]
     pub nodes: u64,
@@ -535,8 +583,9 @@ pub enum TablesCommand {
         /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
         #[arg(long, help = variant_help())]
         variant: Option<String>,
-        /// The tables' folder; the file is RULESET.tables in it
-        #[arg(long, env = "MANCALA_TABLES", default_value = "boards/tables")]
+        /// The folder to write RULESET.tables into (made if need be); tables there, else the
+        /// built-in ones, are extended rather than built anew
+        #[arg(long, env = "MANCALA_TABLES")]
         tables: PathBuf,
     },
 }

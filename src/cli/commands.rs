@@ -85,7 +85,12 @@ pub fn run(args: Args) -> CliResult {
             for (name, error) in &run.kept {
                 log(&format!("{name}: kept in new/ for the next run: {error}"));
             }
-            match run.kept.len() {
+            for (name, why) in &run.skipped {
+                log(&format!("{name}: {why}"));
+            }
+            // An unreadable message is one still to handle; a folder is none.
+            let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
+            match run.kept.len() + unread.count() {
                 0 => Ok(()),
                 n => Err(Failure {
                     code: super::exit::TEMPFAIL,
@@ -93,22 +98,20 @@ pub fn run(args: Args) -> CliResult {
                 }),
             }
         }),
-        Command::Games { store, json } => list_games(&open_store_or_default(store)?, json),
+        Command::Games { store, json, all } => list_games(store, json, all),
         Command::Ratings {
             ruleset,
             store,
             json,
-        } => list_ratings(&open_store_or_default(store)?, ruleset, json),
+            all,
+        } => list_ratings(store, ruleset, json, all),
         Command::Remind {
             nudge,
             forfeit,
             store,
             send,
             from,
-        } => {
-            let referee = HostedReferee::new(&from, open_store_or_default(store)?);
-            remind(&referee, send, nudge, forfeit)
-        }
+        } => remind(store, send, &from, (nudge, forfeit)),
         Command::Play {
             start,
             side,
@@ -129,8 +132,8 @@ pub fn run(args: Args) -> CliResult {
         } => {
             let rules = rules_of(&rules)?;
             let (a, b) = (
-                super::solve::with_tables(a, &rules),
-                super::solve::with_tables(b, &rules),
+                super::solve::with_tables(a, &rules)?,
+                super::solve::with_tables(b, &rules)?,
             );
             super::play::tournament(rules, a, b, games, seed)
         }
@@ -142,9 +145,9 @@ pub fn run(args: Args) -> CliResult {
                 .rules()
                 .with_variant(&variant)
                 .map_err(Failure::usage)?;
-            print(&mancala::guide::rules_text_of(&rules))
+            print_rules(&mancala::guide::rules_text_of(&rules))
         }
-        Command::Rules { ruleset, .. } => print(&mancala::guide::rules_text(ruleset)),
+        Command::Rules { ruleset, .. } => print_rules(&mancala::guide::rules_text(ruleset)),
         Command::Solve {
             file,
             json,
@@ -173,6 +176,17 @@ pub fn run(args: Args) -> CliResult {
             };
             super::solve::build_tables(rules, stones_in_pits, &tables)
         }
+    }
+}
+
+/// The rules as plain text at a terminal; their Markdown into a pipe or
+/// a file (`mancala rules > rules.md`).
+fn print_rules(markdown: &str) -> CliResult {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        print(&super::plain::plain(markdown))
+    } else {
+        print(markdown)
     }
 }
 
@@ -213,17 +227,17 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
 }
 
 /// The moves typed, split into sowings: `c-f d` is three.
-fn sowings_of(moves: &[String]) -> Result<Vec<mancala::engine::Pit>, Failure> {
+fn sowings_of(moves: &[String], rules: &Rules) -> Result<Vec<mancala::engine::Pit>, Failure> {
     let mut sowings = Vec::new();
     for m in moves {
-        sowings.extend(sheet::parse_sowings(m).map_err(Failure::data)?);
+        sowings.extend(super::sowings_in(m, rules).map_err(Failure::data)?);
     }
     Ok(sowings)
 }
 
 fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
     let mut sheet = read_sheet(file)?;
-    for pit in sowings_of(moves)? {
+    for pit in sowings_of(moves, sheet.game.rules())? {
         let line = sheet.log_line_awaited();
         sheet
             .game
@@ -255,7 +269,7 @@ fn json_line(game: &Game) -> String {
 }
 
 fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
-    let sowings = sowings_of(moves)?;
+    let sowings = sowings_of(moves, start.rules())?;
     let mut game = Game::from_position(start);
     let mut out = String::new();
     let show = |game: &Game, out: &mut String| {
@@ -289,6 +303,7 @@ fn with_referee(
     args: super::args::RefereeArgs,
     work: impl FnOnce(&dyn Referee, &Postbox, usize) -> CliResult,
 ) -> CliResult {
+    kept_by(&args.send)?;
     let identity = Identity::new(&args.from);
     let postbox = Postbox {
         transport: args.send,
@@ -300,6 +315,54 @@ fn with_referee(
         let store = open_store_or_default(args.store)?;
         work(&HostedReferee { identity, store }, &postbox, args.max_size)
     }
+}
+
+/// Refuses `--send stdout` when standard output was closed: std's start
+/// opened it on /dev/null, where every reply would "go" and be marked
+/// sent. Exit 75 before anything is done, so the mail is kept. (A
+/// `>/dev/null` of one's own throws the replies away on purpose: allowed.)
+fn kept_by(send: &Transport) -> CliResult {
+    if *send == Transport::Stdout && stdout_was_closed() {
+        return Err(Failure {
+            code: super::exit::TEMPFAIL,
+            message: "--send stdout, but standard output is closed: the replies would be \
+                      lost, so nothing is done; send them elsewhere (--send dir:PATH, \
+                      sendmail, smtp://...)"
+                .to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Is standard output the /dev/null that std's start opens on a closed
+/// one? That one is open read and write (`O_RDWR`, as Linux's fdinfo
+/// tells); a shell's or a parent's `>/dev/null` is write-only.
+#[cfg(target_os = "linux")]
+fn stdout_was_closed() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let out = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata());
+    let is_null = match (out, std::fs::metadata("/dev/null")) {
+        (Ok(out), Ok(null)) => out.file_type().is_char_device() && out.rdev() == null.rdev(),
+        _ => false,
+    };
+    let flags = std::fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            let octal = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u32::from_str_radix(octal.trim(), 8).ok()
+        });
+    const ACCESS_MODE: u32 = 0o3;
+    const READ_WRITE: u32 = 0o2;
+    is_null && flags.is_some_and(|f| f & ACCESS_MODE == READ_WRITE)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_was_closed() -> bool {
+    false
 }
 
 /// `mail --owner ... --filter`: a procmail filter on a person's mailbox.
@@ -504,47 +567,66 @@ fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
     mancala::store::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
-/// The games under way (invited, or playing and not over), from the index:
-/// what an operator looks at; a finished game stays in its file, and in
-/// the ratings and its players' `history`.
-fn list_games(store: &Store, json: bool) -> CliResult {
-    let listing = store.under_way().map_err(Failure::data)?;
-    let mut out = String::new();
-    let mut unreadable = listing
-        .unreadable
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>();
-    for record in &listing.games {
-        let sheet = match mancala::store::record_sheet(record) {
-            Ok(sheet) => sheet,
-            Err(e) => {
-                unreadable.push(format!("game {}: {e}", record.id));
-                continue;
-            }
-        };
-        if json {
-            let mut value = serde_json::to_value(PositionJson::of(&sheet.game)).unwrap_or_default();
-            value["id"] = record.id.to_string().into();
-            value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
-            value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
-            value["standing"] = serde_json::to_value(record.standing).unwrap_or_default();
-            value["last_activity"] = record.last_activity.into();
-            out.push_str(&value.to_string());
-            out.push('\n');
-        } else {
-            let _ = writeln!(
-                out,
-                "{}  {:<10}  {} v {}  {}",
-                record.id,
-                record.ruleset.as_str(),
-                record.south.name,
-                record.north.name,
-                mancala::store::summary(record, &sheet.game)
-            );
+/// The games `mancala games` shows unless told `--all`.
+const GAMES_SHOWN: usize = 20;
+
+/// The store in `dir` if there is one: a listing of a store not yet made
+/// makes nothing.
+fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Failure> {
+    let dir = dir.unwrap_or_else(Store::default_dir);
+    if dir.is_dir() {
+        open_store(&dir).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The newest games under way (invited, or playing and not over), from
+/// the index, so that its cost does not grow with the store; `--all`
+/// reads every game, finished ones too.
+fn list_games(dir: Option<std::path::PathBuf>, json: bool, all: bool) -> CliResult {
+    let shown = dir.clone().unwrap_or_else(Store::default_dir);
+    let store = match existing_store(dir)? {
+        Some(store) if !store.is_empty().map_err(Failure::data)? => store,
+        _ => return print(&format!("No games in {} yet.\n", shown.display())),
+    };
+    let (mut listing, total) = if all {
+        let mut listing = store.list().map_err(Failure::data)?;
+        listing.games.reverse(); // newest first, as the games under way
+        let total = listing.games.len();
+        (listing, total)
+    } else {
+        store.under_way(Some(GAMES_SHOWN)).map_err(Failure::data)?
+    };
+    let mut unreadable: Vec<String> = listing.unreadable.iter().map(ToString::to_string).collect();
+    let mut rows = Vec::new();
+    for record in std::mem::take(&mut listing.games) {
+        match record.game() {
+            Ok(game) => rows.push((record, game)),
+            Err(e) => unreadable.push(format!("game {}: {e}", record.id)),
         }
     }
+    let out = if json {
+        rows.iter()
+            .map(|(record, game)| game_json(record, game) + "\n")
+            .collect()
+    } else if rows.is_empty() {
+        format!("No games under way in {}.\n", shown.display())
+    } else {
+        games_table(&rows)
+    };
     print(&out)?;
+    if !all && total > rows.len() + unreadable.len() {
+        let note = format!(
+            "(The newest {} of {total} games under way; `mancala games --all` lists every game, finished ones too.)",
+            rows.len()
+        );
+        if json {
+            log(&note);
+        } else {
+            print(&format!("\n{note}\n"))?;
+        }
+    }
     if unreadable.is_empty() {
         return Ok(());
     }
@@ -557,35 +639,149 @@ fn list_games(store: &Store, json: bool) -> CliResult {
     )))
 }
 
-fn list_ratings(store: &Store, ruleset: Option<mancala::engine::Ruleset>, json: bool) -> CliResult {
+/// A game as `mancala games --json` writes it: the position, the players
+/// and where it stands (`finished` once the board says it is over).
+fn game_json(record: &mancala::store::GameRecord, game: &Game) -> String {
+    let mut value = serde_json::to_value(PositionJson::of(game)).unwrap_or_default();
+    value["id"] = record.id.to_string().into();
+    value["south_player"] = serde_json::to_value(&record.south).unwrap_or_default();
+    value["north_player"] = serde_json::to_value(&record.north).unwrap_or_default();
+    value["standing"] = serde_json::to_value(record.standing).unwrap_or_default();
+    if record.is_playing() && game.is_over() {
+        value["standing"]["state"] = "finished".into();
+    }
+    value["last_activity"] = record.last_activity.into();
+    value.to_string()
+}
+
+/// The games as aligned columns under a heading.
+fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
+    // A name from a damaged store must not draw on the terminal, nor one
+    // long name push every column off the screen.
+    let name = |n: &str| -> String { n.chars().filter(|c| !c.is_control()).take(24).collect() };
+    let lines: Vec<[String; 5]> = rows
+        .iter()
+        .map(|(record, game)| {
+            [
+                record.id.to_string(),
+                record.ruleset.as_str().to_string(),
+                name(&record.south.name),
+                name(&record.north.name),
+                name(&mancala::store::summary(record, game)),
+            ]
+        })
+        .collect();
+    let heading = ["game", "ruleset", "south", "north", "state"].map(String::from);
+    let mut widths = [0; 5];
+    for line in std::iter::once(&heading).chain(&lines) {
+        for (width, cell) in widths.iter_mut().zip(line) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for line in std::iter::once(&heading).chain(&lines) {
+        let cells: Vec<String> = (line.iter().zip(widths))
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
+/// The ratings `mancala ratings` shows of each game unless told `--all`.
+const RATINGS_SHOWN: usize = 20;
+
+fn list_ratings(
+    dir: Option<std::path::PathBuf>,
+    ruleset: Option<mancala::engine::Ruleset>,
+    json: bool,
+    all: bool,
+) -> CliResult {
     use mancala::store::ratings;
-    let list = store.ratings(ruleset).map_err(Failure::data)?;
+    let (list, cut) = match existing_store(dir)? {
+        None => (Vec::new(), false),
+        Some(store) if all => (store.ratings(ruleset).map_err(Failure::data)?, false),
+        Some(store) => {
+            let leaders =
+                (store.leaders(ruleset, RATINGS_SHOWN, None, None)).map_err(Failure::data)?;
+            (leaders.list, leaders.cut)
+        }
+    };
+    let note = format!(
+        "(The best {RATINGS_SHOWN} of each game; `mancala ratings --all` lists every player.)"
+    );
     if !json {
-        return print(&ratings::table(&list));
+        let mut text = ratings::table(&list);
+        if cut {
+            let _ = writeln!(text, "\n{note}");
+        }
+        return print(&text);
     }
     let mut out = String::new();
     for rating in &list {
         out.push_str(&serde_json::to_string(rating).map_err(Failure::data)?);
         out.push('\n');
     }
-    print(&out)
+    print(&out)?;
+    if cut {
+        log(&note);
+    }
+    Ok(())
 }
 
-fn remind(referee: &HostedReferee, send: Transport, nudge: u64, forfeit: u64) -> CliResult {
+/// `mancala remind`: its durations checked, and where the mail goes,
+/// before the store is opened.
+fn remind(
+    store: Option<std::path::PathBuf>,
+    send: Transport,
+    from: &str,
+    (nudge, forfeit): (u64, u64),
+) -> CliResult {
+    use mancala::mail::hosted::Reminder;
+    if forfeit < nudge {
+        return Err(Failure::usage(format!(
+            "--forfeit ({}) is shorter than --nudge ({}): a player would forfeit before \
+             being reminded; give a --forfeit at least as long as --nudge",
+            super::args::show_duration(forfeit),
+            super::args::show_duration(nudge)
+        )));
+    }
+    kept_by(&send)?;
+    let referee = HostedReferee::new(from, open_store_or_default(store)?);
     let postbox = Postbox {
         transport: send,
         identity: referee.identity.clone(),
     };
-    let (done, problems) = referee
-        .remind(mancala::store::now(), nudge, forfeit, &postbox)
+    let run = referee
+        .clock(mancala::store::now(), nudge, forfeit, &postbox)
         .map_err(|e| tempfail(&e))?;
-    for what in &done {
-        log(&format!("{what:?}"));
+    for what in &run.done {
+        log(&what.to_string());
     }
-    for problem in &problems {
+    for problem in &run.problems {
         log(&problem.to_string());
     }
-    match problems.len() {
+    let count = |f: fn(&Reminder) -> bool| run.done.iter().filter(|r| f(r)).count();
+    let mut skips = run.skipped.clone();
+    skips.sort_unstable();
+    let why: Vec<String> = skips
+        .chunk_by(|a, b| a == b)
+        .map(|same| format!("{} {}", same.len(), same[0]))
+        .collect();
+    let why = match why.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", why.join(", ")),
+    };
+    log(&format!(
+        "- remind: {} reminded, {} forfeited, {} with notices resent, {} left alone{why}, \
+         {} not handled",
+        count(|r| matches!(r, Reminder::Nudged { .. })),
+        count(|r| matches!(r, Reminder::Forfeited { .. })),
+        count(|r| matches!(r, Reminder::Resent { .. })),
+        run.skipped.len(),
+        run.problems.len()
+    ));
+    match run.problems.len() {
         0 => Ok(()),
         n => Err(Failure {
             code: super::exit::TEMPFAIL,

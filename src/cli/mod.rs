@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod plain;
 mod play;
 mod solve;
 
@@ -10,6 +11,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use clap::Parser;
+use mancala::engine::{ParsePitError, Pit};
 
 pub use args::Args;
 
@@ -108,6 +110,20 @@ pub fn display_path(path: &Path) -> String {
     } else {
         path.display().to_string()
     }
+}
+
+/// The sowings typed (`c-f`, `c f`): what is not a pit is told with the
+/// game's own range (`a to f`, not the engine's `a to h`); a letter past
+/// the row is the engine's to refuse, with the legal moves.
+pub fn sowings_in(text: &str, rules: &mancala::engine::Rules) -> Result<Vec<Pit>, String> {
+    mancala::sheet::parse_sowings(text).map_err(|e| match e {
+        ParsePitError::Pit(word) => format!(
+            "'{word}' is not a pit: pits are letters a to {} (or digits 1 to {})",
+            Pit::new(rules.pits - 1),
+            rules.pits
+        ),
+        other => other.to_string(),
+    })
 }
 
 /// Writes to standard output; a closed pipe ends quietly.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mancala::engine::{Game, Position, Rules, Side, SplitMix64};
 use mancala::opponent::{Choice, Opponent};
-use mancala::sheet::{self, Players, Sheet};
+use mancala::sheet::{Players, Sheet};
 
 use super::{print, CliResult, Failure};
 
@@ -23,7 +23,7 @@ pub fn hint(sheet: &Sheet, opponent: Option<Opponent>, json: bool) -> CliResult 
     let opponent = super::solve::with_tables(
         opponent.unwrap_or(Opponent::perfect(None)),
         sheet.game.rules(),
-    );
+    )?;
     let Some(choice) = opponent.choose(&sheet.game, &mut SplitMix64::new(seed())) else {
         return Err(Failure::data(
             "the game is over: there is no move to suggest",
@@ -71,6 +71,7 @@ pub fn play(
 ) -> CliResult {
     let rules = *start.rules();
     let opponent = opponent.unwrap_or_else(|| Opponent::default_for(rules.ruleset));
+    let opponent = super::solve::with_tables(opponent, &rules)?;
     let names = match human {
         Side::South => Players::named("You", "Computer"),
         Side::North => Players::named("Computer", "You"),
@@ -149,7 +150,7 @@ fn hint_line(game: &Game, rng: &mut SplitMix64) -> String {
 /// The human's typed move (`c`, or `c-f` for a bonus sowing): each
 /// sowing played and the sheet after it, until one is refused.
 fn sow_typed(sheet: &mut Sheet, human: Side, text: &str, out: &mut String) {
-    let pits = match sheet::parse_sowings(text) {
+    let pits = match super::sowings_in(text, sheet.game.rules()) {
         Ok(pits) => pits,
         Err(e) => {
             out.push_str(&format!("{e}; type help for help\n"));

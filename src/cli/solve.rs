@@ -11,41 +11,91 @@ use mancala::solve::{analyze, Solution, Solver, Tables};
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
 
-/// The tables of `rules` in `dir`, if built; a file that cannot be read is an error.
-fn load(dir: &Path, rules: &Rules) -> Result<Option<Tables>, Failure> {
-    let path = dir.join(format!("{}.tables", Tables::game_name(rules)));
-    match std::fs::File::open(&path) {
-        Ok(mut file) => Tables::read(rules, &mut file)
-            .map(Some)
-            .map_err(|e| Failure::data(format!("{}: {e}", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Failure::io(path.display(), &e)),
-    }
-}
+/// The endgame tables shipped in `boards/tables/`, built into the binary
+/// (1.35 MB a game), so that an installed one has them in any folder. A
+/// file added there needs its line here (a test checks that none is left out).
+const BUILT_IN: &[(&str, &[u8])] = &[
+    (
+        "super-wari",
+        include_bytes!("../../boards/tables/super-wari.tables"),
+    ),
+    ("wari", include_bytes!("../../boards/tables/wari.tables")),
+    ("kalah", include_bytes!("../../boards/tables/kalah.tables")),
+    (
+        "mankala",
+        include_bytes!("../../boards/tables/mankala.tables"),
+    ),
+    (
+        "waurie",
+        include_bytes!("../../boards/tables/waurie.tables"),
+    ),
+];
 
-/// The tables of `rules` in `MANCALA_TABLES` (else `boards/tables`), kept
-/// for the process's life, if there are any to read.
-pub fn default_tables(rules: &Rules) -> Option<&'static Tables> {
-    let dir: std::path::PathBuf =
-        std::env::var_os("MANCALA_TABLES").map_or_else(|| "boards/tables".into(), Into::into);
-    match load(&dir, rules) {
-        Ok(tables) => tables.map(|t| &*Box::leak(Box::new(t))),
-        Err(failure) => {
-            eprintln!("mancala: tables not used: {}", failure.message);
-            None
+/// The tables of `rules`: `RULESET.tables` in `dir` when there is one, else
+/// the built-in ones; `None` when neither has them. A `dir` that is not a
+/// folder, or a file that cannot be read, is an error.
+fn find(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
+    let name = Tables::game_name(rules);
+    if let Some(dir) = dir {
+        if !dir.is_dir() {
+            return Err(Failure {
+                code: super::exit::NO_INPUT,
+                message: format!("--tables {}: no such folder", dir.display()),
+            });
+        }
+        let path = dir.join(format!("{name}.tables"));
+        match std::fs::File::open(&path) {
+            Ok(mut file) => {
+                return Tables::read(rules, &mut file)
+                    .map(Some)
+                    .map_err(|e| Failure::data(format!("{}: {e}", path.display())))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure::io(path.display(), &e)),
         }
     }
+    let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name) else {
+        return Ok(None);
+    };
+    Tables::read(rules, &mut bytes)
+        .map(Some)
+        .map_err(|e| Failure::data(format!("the built-in {name} tables: {e}")))
 }
 
-/// `opponent`, given the default tables if it plays perfectly.
-pub fn with_tables(opponent: Opponent, rules: &Rules) -> Opponent {
-    match opponent {
-        Opponent::Perfect { nodes, .. } => Opponent::Perfect {
-            nodes,
-            tables: default_tables(rules),
-        },
-        other => other,
+/// The tables the solver uses for `rules` (see [`find`]), or none, said
+/// on standard error: a search without them is slower, never wrong.
+fn tables_for(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
+    let tables = find(dir, rules)?;
+    if tables.is_none() {
+        eprintln!(
+            "mancala: no endgame tables for {}: the search goes on without them \
+             (see `mancala tables build --help`)",
+            Tables::game_name(rules)
+        );
     }
+    Ok(tables)
+}
+
+/// The tables `--tables`/`--no-tables` ask for.
+fn searched_with(search: &SearchArgs, rules: &Rules) -> Result<Option<Tables>, Failure> {
+    match search.no_tables {
+        true => Ok(None),
+        false => tables_for(search.tables.as_deref(), rules),
+    }
+}
+
+/// `opponent`, given the tables of `rules` (in `MANCALA_TABLES`, else
+/// built in) if it plays perfectly, kept for the process's life.
+pub fn with_tables(opponent: Opponent, rules: &Rules) -> Result<Opponent, Failure> {
+    let Opponent::Perfect { nodes, .. } = opponent else {
+        return Ok(opponent);
+    };
+    let dir = std::env::var_os("MANCALA_TABLES").map(std::path::PathBuf::from);
+    let tables = tables_for(dir.as_deref(), rules)?;
+    Ok(Opponent::Perfect {
+        nodes,
+        tables: tables.map(|t| &*Box::leak(Box::new(t))),
+    })
 }
 
 fn json_of(solution: &Solution) -> serde_json::Value {
@@ -75,7 +125,7 @@ pub fn solve(
     search: &SearchArgs,
 ) -> CliResult {
     let position = sheet.game.position();
-    let tables = load(&search.tables, position.rules())?;
+    let tables = searched_with(search, position.rules())?;
     let mut solver = match memory {
         Some(mb) => Solver::with_memory(tables.as_ref(), search.nodes, mb)
             .map_err(|e| Failure::data(format!("a transposition table of {mb} MB: {e}")))?,
@@ -112,7 +162,7 @@ pub fn solve(
 }
 
 pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult {
-    let tables = load(&search.tables, sheet.game.rules())?;
+    let tables = searched_with(search, sheet.game.rules())?;
     let analysis = analyze(&sheet.game, tables.as_ref(), search.nodes);
     if json {
         let text = serde_json::to_string(&analysis).map_err(Failure::data)?;
@@ -140,7 +190,7 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
     };
     // Tables already built to fewer stones are extended, not built again.
     // (One that cannot be read is built anew over.)
-    let (tables, had) = match load(dir, &rules).ok().flatten() {
+    let (tables, had) = match find(Some(dir), &rules).ok().flatten() {
         Some(mut tables) if tables.max_stones() < stones => {
             let had = tables.positions();
             tables.extend(stones, &mut track).map_err(Failure::data)?;
@@ -167,4 +217,27 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
         built as f64 / seconds.max(1e-9),
         bytes.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_table_is_built_in_and_reads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/tables");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let game = name.strip_suffix(".tables").unwrap_or(&name);
+            assert!(
+                BUILT_IN.iter().any(|(built, _)| *built == game),
+                "boards/tables/{name} is not built in: add it to BUILT_IN in src/cli/solve.rs"
+            );
+        }
+        for (game, _) in BUILT_IN {
+            let rules: Rules = game.parse::<mancala::engine::Ruleset>().unwrap().rules();
+            let tables = find(None, &rules).unwrap().expect("built in");
+            assert!(tables.max_stones() > 0, "{game}");
+        }
+    }
 }

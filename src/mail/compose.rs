@@ -1,17 +1,16 @@
-//! The referee's own text: one reply ([`Outgoing`]), the bodies that carry
-//! a sheet, a player's key, the help; subjects and names. Every body's
-//! first line says who wrote it ("Super-Wari game k7q2mx: ..."), so a copy
-//! pasted back unquoted is known for the referee's, never the player's.
+//! The referee's own phrases: the bodies that carry a sheet, a player's
+//! key, the help; subjects and names. Every body's first line says who
+//! wrote it ("Super-Wari game k7q2mx: ..."), so a copy pasted back unquoted
+//! is known for the referee's, never the player's. The message they go in
+//! is [`outgoing`](super::outgoing)'s, its HTML part
+//! [`html_part`](super::html_part)'s.
 
-use std::cell::OnceCell;
 use std::fmt::Write as _;
 
-use super::incoming::Mailbox;
-use super::letter::Letter;
+use super::html_part::{instruction, Drawn};
 use super::text;
 use crate::engine::Ruleset;
-use crate::sheet::{Player, Sheet};
-use crate::store::{Delivery, Envelope};
+use crate::sheet::Sheet;
 
 /// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
 pub const COMMENT_WIDTH: usize = 68;
@@ -22,270 +21,6 @@ pub const SIGNATURE_LINE: &str = "mancala-referee: pits are letters from each pl
 pub const REFEREE_LINE: &str = "Mancala referee:";
 /// The first words of the line that carries a player's key.
 pub const KEY_LINE: &str = "Your key for game ";
-
-/// One mail to send, to one recipient.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outgoing {
-    /// Without angle brackets; derived from what it answers, so a resend
-    /// is the same message.
-    pub message_id: String,
-    pub to: Mailbox,
-    /// Where replies should go, when not to the referee's plain address.
-    pub reply_to: Option<String>,
-    pub subject: String,
-    pub body: String,
-    /// The Message-ID replied to, and the thread's references.
-    pub in_reply_to: Option<String>,
-    pub references: Vec<String>,
-    /// The body as HTML too (multipart/alternative, the text first).
-    pub html: Option<String>,
-}
-
-impl Outgoing {
-    /// A reply to `letter`, threaded under it.
-    pub fn reply(letter: &Letter, message_id: String, to: Mailbox, body: String) -> Outgoing {
-        let mut references = letter.references.clone();
-        if let Some(id) = &letter.message_id {
-            references.push(id.clone());
-        }
-        Outgoing {
-            message_id,
-            to,
-            reply_to: None,
-            subject: reply_subject(&letter.subject),
-            body,
-            in_reply_to: letter.message_id.clone(),
-            references,
-            html: None,
-        }
-    }
-
-    /// A mail that answers no mail (a reminder).
-    pub fn notice(message_id: String, to: Mailbox, subject: String, body: String) -> Outgoing {
-        Outgoing {
-            message_id,
-            to,
-            reply_to: None,
-            subject,
-            body,
-            in_reply_to: None,
-            references: Vec::new(),
-            html: None,
-        }
-    }
-
-    /// With an HTML part drawn from the body, the board of `sheet` (if the
-    /// body carries it) as a table.
-    pub fn with_html(self, sheet: Option<&Sheet>) -> Outgoing {
-        let drawn = sheet.map(Drawn::new);
-        self.with_html_drawn(drawn.as_ref())
-    }
-
-    /// As [`Outgoing::with_html`], with the sheet already drawn: the mails
-    /// of one answer share one drawing.
-    pub fn with_html_drawn(mut self, drawn: Option<&Drawn>) -> Outgoing {
-        self.html = Some(html_of(&self.body, drawn));
-        self
-    }
-
-    pub fn with_reply_to(mut self, reply_to: Option<String>) -> Outgoing {
-        self.reply_to = reply_to;
-        self
-    }
-
-    pub fn with_subject(mut self, subject: String) -> Outgoing {
-        self.subject = subject;
-        self
-    }
-
-    /// Kept in a ledger until sent.
-    pub fn into_envelope(self, event: u32) -> Envelope {
-        Envelope {
-            message_id: self.message_id,
-            event,
-            to_name: self.to.name,
-            to: self.to.address,
-            reply_to: self.reply_to,
-            subject: self.subject,
-            body: self.body,
-            in_reply_to: self.in_reply_to,
-            references: self.references,
-            html: self.html,
-            delivery: Delivery::Pending,
-        }
-    }
-
-    pub fn from_envelope(envelope: &Envelope) -> Outgoing {
-        Outgoing {
-            message_id: envelope.message_id.clone(),
-            to: Mailbox {
-                name: envelope.to_name.clone(),
-                address: envelope.to.clone(),
-            },
-            reply_to: envelope.reply_to.clone(),
-            subject: envelope.subject.clone(),
-            body: envelope.body.clone(),
-            in_reply_to: envelope.in_reply_to.clone(),
-            references: envelope.references.clone(),
-            html: envelope.html.clone(),
-        }
-    }
-}
-
-/// A sheet drawn once for every mail of one answer: its text, and (when a
-/// mail carries that text) its board and log as HTML. Both are the same
-/// for each reader, and drawing them is most of the cost of a reply: the
-/// log of a long game is hundreds of lines, written twice a mail before.
-pub struct Drawn<'a> {
-    pub sheet: &'a Sheet,
-    /// The sheet as text (`Display`), as every body carries it.
-    pub text: String,
-    html: OnceCell<String>,
-}
-
-impl<'a> Drawn<'a> {
-    pub fn new(sheet: &'a Sheet) -> Drawn<'a> {
-        Drawn {
-            sheet,
-            text: sheet.to_string(),
-            html: OnceCell::new(),
-        }
-    }
-
-    /// What stands in an HTML part for the sheet's text: the board's table,
-    /// the log, and the sheet itself to quote; drawn the first time asked.
-    fn html(&self) -> &str {
-        self.html.get_or_init(|| {
-            let mut html = crate::sheet::html::board(self.sheet);
-            html.push_str(
-                "<p style=\"margin:10px 0 0;font-size:12px;color:#666666\">\n\
-                 The sheet, to quote when you reply:</p>\n",
-            );
-            html.push_str(&pre(&self.text));
-            html
-        })
-    }
-}
-
-/// A text body as an HTML document: its paragraphs, quotes as blockquotes,
-/// and `sheet`'s text (where the body carries it) as the board's table
-/// followed by the sheet itself in a `<pre>`, so that a reply quoting the
-/// HTML still quotes a sheet the referee can read.
-pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
-    html_of(text, sheet.map(Drawn::new).as_ref())
-}
-
-/// [`html_body`] of a sheet already drawn. Its markup comes in lines
-/// under 73 bytes, as the board's does ([`crate::sheet::html`]); the body's
-/// own lines keep their lengths.
-fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
-    // The styles sit on a wrapping div: webmail drops the body's.
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body>\n\
-         <div style=\"font-family:Arial,Helvetica,sans-serif;font-size:15px;\n\
-         color:#222222\">\n",
-    );
-    let placed = drawn.and_then(|drawn| find_sheet(text, &drawn.text).map(|at| (drawn, at)));
-    match placed {
-        Some((drawn, at)) => {
-            out.reserve(drawn.html().len() + 2 * (text.len() - drawn.text.len()));
-            out.push_str(&paragraphs(&text[..at]));
-            out.push_str(drawn.html());
-            out.push_str(&paragraphs(&text[at + drawn.text.len()..]));
-        }
-        None => out.push_str(&pre(text)),
-    }
-    out.push_str("</div>\n</body></html>\n");
-    out
-}
-
-/// Where `text` first holds `sheet` (a sheet's text): as `text.find(sheet)`,
-/// but by its first line, then the rest compared, without setting up a
-/// substring search for a needle of thousands of bytes.
-fn find_sheet(text: &str, sheet: &str) -> Option<usize> {
-    let Some(first) = sheet.split_inclusive('\n').next() else {
-        return Some(0); // as `find` finds an empty needle
-    };
-    text.match_indices(first)
-        .map(|(at, _)| at)
-        .find(|&at| text[at..].starts_with(sheet))
-}
-
-/// Text in a monospaced block, as the text part draws it.
-fn pre(text: &str) -> String {
-    format!(
-        // The parser drops the newline after `<pre>`: the tag gets a line of its own.
-        "<pre style=\"font-family:Menlo,Consolas,monospace;\n\
-         font-size:11px;color:#444\">\n{}</pre>\n",
-        crate::sheet::html::escape(text.trim_end_matches('\n'))
-    )
-}
-
-/// Blank-line paragraphs as `<p>`, `> ` lines as a blockquote, the
-/// signature dropped (the text part has it).
-fn paragraphs(text: &str) -> String {
-    use crate::sheet::html::escape;
-    let text = text.split("\n-- \n").next().unwrap_or("");
-    let mut out = String::new();
-    for paragraph in text.split("\n\n").filter(|p| !p.trim().is_empty()) {
-        let lines: Vec<&str> = paragraph.lines().collect();
-        // A drawing (another sheet, a table) keeps its columns.
-        let drawn = |l: &&str| l.starts_with(' ') || l.contains("  ") || l.starts_with(['+', '|']);
-        if lines.iter().any(drawn) {
-            out.push_str(&pre(paragraph));
-            continue;
-        }
-        let quoted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("> ")).collect();
-        if quoted.len() == lines.len() {
-            out.push_str(
-                "<blockquote style=\"margin:4px 0 4px 8px;padding-left:8px;\n\
-                 border-left:3px solid #ccc\">\n",
-            );
-            for (n, line) in quoted.iter().enumerate() {
-                if n > 0 {
-                    out.push_str("\n<br>\n");
-                }
-                push_wrapped(&mut out, &escape(line));
-            }
-            out.push_str("\n</blockquote>\n");
-        } else {
-            out.push_str("<p style=\"margin:0 0 10px\">\n");
-            // Lines wrapped for plain text flow again in a proportional
-            // font: each keeps its line, a break read as a space.
-            for (n, line) in lines.iter().enumerate() {
-                if n > 0 {
-                    out.push('\n');
-                }
-                push_wrapped(&mut out, &escape(line));
-            }
-            out.push_str("\n</p>\n");
-        }
-    }
-    out
-}
-
-/// `line` as it is when under 73 bytes (as the referee writes its lines),
-/// else its words in lines under 73 bytes (a longer word alone), broken at
-/// spaces: outside `<pre>` a line break reads as the space it replaces.
-fn push_wrapped(out: &mut String, line: &str) {
-    const WIDTH: usize = 72;
-    if line.len() <= WIDTH {
-        out.push_str(line);
-        return;
-    }
-    let mut width = 0;
-    for word in line.split_whitespace() {
-        if width > 0 && width + 1 + word.len() > WIDTH {
-            out.push('\n');
-            width = 0;
-        } else if width > 0 {
-            out.push(' ');
-            width += 1;
-        }
-        out.push_str(word);
-        width += word.len();
-    }
-}
 
 /// Is this line the referee's own writing (its first line, key line or
 /// signature)? Then it and all below it were pasted from the referee's mail.
@@ -429,15 +164,9 @@ pub fn sheet_body_drawn(
         );
     }
     match next {
-        Next::Moves => match sheet.game.to_move() {
-            Some(side) => {
-                let _ = writeln!(
-                    body,
-                    "It is {}'s move ({side}). Legal moves: {}.\n\
-                     To move, reply to this mail with a line:  move <pit>",
-                    sheet.name(side),
-                    sheet.game.legal_moves()
-                );
+        Next::Moves => match instruction(sheet) {
+            Some(instruction) => {
+                let _ = writeln!(body, "{instruction}");
             }
             None => {
                 let _ = writeln!(body, "The game is over. Thank you for playing.");
@@ -517,13 +246,6 @@ pub fn clean_name(name: &str) -> String {
     }
 }
 
-pub fn mailbox_of(player: &Player) -> Option<Mailbox> {
-    player.address.as_ref().map(|address| Mailbox {
-        name: Some(player.name.clone()),
-        address: address.clone(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -559,40 +281,5 @@ mod tests {
         assert!(is_referee_text(SIGNATURE_LINE));
         assert!(!is_referee_text("Wari game tonight?"));
         assert!(!is_referee_text("Super-Wari game k7q2mx was fun"));
-    }
-
-    #[test]
-    fn a_sheet_is_found_where_find_finds_it() {
-        let sheet = "Game: wari\n| 4 |\nlog\n";
-        for text in [
-            "",
-            "Game: wari\n",
-            "x Game: wari\n| 4 |\nlog\n y",
-            "Game: wari\n| 5 |\nGame: wari\n| 4 |\nlog\n",
-            "Game: wari\n| 4 |\nlo",
-        ] {
-            assert_eq!(find_sheet(text, sheet), text.find(sheet), "{text:?}");
-        }
-        assert_eq!(find_sheet("anything", ""), Some(0));
-    }
-
-    #[test]
-    fn the_html_of_a_long_game_needs_no_quoted_printable() {
-        use crate::engine::Ruleset;
-        use crate::sheet::{Players, Sheet};
-        let mut sheet = Sheet::new(Ruleset::SuperWari.rules(), Players::named("Alice", "Bob"));
-        for _ in 0..60 {
-            let Some(pit) = sheet.game.legal_moves().first() else {
-                break;
-            };
-            sheet.play(&[pit]).unwrap();
-        }
-        let body = format!("Bob played.\n\n{sheet}\nYour key for game x: x-0\n");
-        let html = html_body(&body, Some(&sheet));
-        assert!(html.contains("data-pit=\"south-a\""), "{html}");
-        // Every line: the markup's, the news, the sheet quoted in its `<pre>`.
-        for line in html.lines() {
-            assert!(line.len() <= 72, "{line:?}");
-        }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use super::compose::Outgoing;
+use super::outgoing::Outgoing;
 use crate::store::{Delivery, Ledgered, Lock, MailKey, Store, StoreError};
 
 /// Whether trying again later can help a failed send.
@@ -174,14 +174,9 @@ impl<'s, R: Ledgered> Transaction<'s, R> {
     /// # Errors
     /// When the write fails: nothing is done, and a retry decides again.
     pub fn commit(&mut self, mail: MailKey, replies: Vec<Outgoing>) -> Result<(), StoreError> {
-        let event = self.event();
-        let envelopes = replies
-            .into_iter()
-            .map(|r| r.into_envelope(event))
-            .collect();
         self.record
             .ledger_mut()
-            .record(mail, envelopes, crate::store::now(), R::MEMORY);
+            .record(mail, replies, crate::store::now(), R::MEMORY);
         self.record.save(self.store, true)
     }
 
@@ -200,7 +195,7 @@ impl<'s, R: Ledgered> Transaction<'s, R> {
         report: &mut Report,
     ) -> Result<(), DeliveryError> {
         let ledger = self.record.ledger_mut();
-        let pending: Vec<Outgoing> = ledger.pending().map(Outgoing::from_envelope).collect();
+        let pending: Vec<Outgoing> = ledger.pending().cloned().collect();
         let mut retry = None;
         let mut settled = false;
         for mail in pending {

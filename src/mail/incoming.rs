@@ -5,22 +5,8 @@ use mail_parser::{Address, HeaderValue, Message, MessageParser, MimeHeaders};
 
 use super::text;
 
-/// A person's mailbox: a display name (decoded) and an address.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mailbox {
-    pub name: Option<String>,
-    pub address: String,
-}
-
-impl Mailbox {
-    /// The display name, or the address's local part.
-    pub fn short_name(&self) -> String {
-        match &self.name {
-            Some(name) if !name.trim().is_empty() => name.trim().to_string(),
-            _ => self.address.split('@').next().unwrap_or("").to_string(),
-        }
-    }
-}
+/// A person's mailbox: the store's, as a reply's recipient is one.
+pub use crate::store::Mailbox;
 
 /// What the referee reads from a mail.
 #[derive(Clone, Debug, Default)]

@@ -31,6 +31,9 @@ impl Refusal {
                 Refusal::NoTakeback("the last turn is not yours".into())
             }
             GameRefusal::Unreplayable => Refusal::NoTakeback("the game cannot be replayed".into()),
+            GameRefusal::ConditionsNeedMove => Refusal::ConditionsNeedMove,
+            GameRefusal::NoConditionsAgainstComputer => Refusal::NoConditionsAgainstComputer,
+            GameRefusal::NotInvited => Refusal::NoOffer,
         }
     }
 }

@@ -3,12 +3,13 @@
 //! from a [`Letter`]; sending is [`delivery`](super::delivery)'s.
 
 use super::compose::{
-    self, clean_name, game_line, is_placeholder, mailbox_of, note, sheet_body, signature, Next,
-    Outgoing,
+    self, clean_name, game_line, is_placeholder, note, sheet_body, signature, Next,
 };
 use super::delivery::{self, DeliveryError, Postman, Report};
+use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
+use super::outgoing::{mailbox_of, Outgoing};
 use super::play::{play_turn, read_request, Request};
 use super::refusal::Refusal;
 use super::Identity;
@@ -258,7 +259,7 @@ impl SheetReferee {
         // One mail to each address, headed with what is awaited of its reader.
         let readers = readers(&sheet);
         // One drawing of the sheet for every reader's mail.
-        let drawn = compose::Drawn::new(&sheet);
+        let drawn = Drawn::new(&sheet);
         let mail = readers
             .into_iter()
             .enumerate()

@@ -3,6 +3,14 @@
 //! quote marks), and the split between the player's own words and what
 //! they quoted.
 
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+
 /// Undoes RFC 3676 `format=flowed`: removes space-stuffing, joins soft
 /// line breaks (a trailing space) within one quote depth, and writes quote
 /// marks back as `> `.
@@ -53,30 +61,58 @@ fn push_quoted(out: &mut String, depth: usize, line: &str) {
 /// Plain text from HTML, as far as a referee needs it: the text of `<pre>`
 /// blocks exactly as written, `<blockquote>` as `> ` quote marks, `<br>`
 /// and block ends as line breaks, runs of blanks squeezed elsewhere
-/// (`&nbsp;` runs are kept: they carry the board's spacing).
+/// (`&nbsp;` runs are kept: they carry the board's spacing). The markup is
+/// read by html5ever's tokenizer, as a browser reads it: a `>` inside an
+/// attribute or a comment ends nothing, and every character reference is
+/// decoded.
 pub fn html_to_text(html: &str) -> String {
-    let mut writer = TextWriter {
+    let sink = TextSink(RefCell::new(TextWriter {
         out: String::with_capacity(html.len()),
         depth: 0,
         pre: 0,
         skip: None,
         at_line_start: true,
         squeezable: false,
-    };
-    let mut rest = html;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('<') {
-            let end = after.find('>').unwrap_or(after.len());
-            writer.tag(&after[..end]);
-            rest = after.get(end + 1..).unwrap_or("");
-        } else {
-            let next = rest.find('<').unwrap_or(rest.len());
-            let (chunk, after) = rest.split_at(next);
-            writer.text(chunk);
-            rest = after;
+    }));
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    // The sink never asks to stop for a script, so one feed reads it all.
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    tokenizer.sink.0.into_inner().out
+}
+
+/// The tokenizer hands tokens to a shared sink; the writer is its state.
+struct TextSink(RefCell<TextWriter>);
+
+impl TokenSink for TextSink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut writer = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) => {
+                let closing = tag.kind == TagKind::EndTag;
+                writer.tag(&tag.name, closing);
+                if !closing {
+                    // What the tree builder would tell the tokenizer: these
+                    // elements' content is text, not markup.
+                    return match &*tag.name {
+                        "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+                        "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
+                            TokenSinkResult::RawData(RawKind::Rawtext)
+                        }
+                        "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+                        _ => TokenSinkResult::Continue,
+                    };
+                }
+            }
+            Token::CharacterTokens(text) => writer.text(&text),
+            _ => {} // comments, doctypes, NULs and parse errors carry no words
         }
+        TokenSinkResult::Continue
     }
-    writer.out
 }
 
 /// The plain text written so far, and where in the HTML it stands.
@@ -105,22 +141,15 @@ impl TextWriter {
         }
     }
 
-    /// A tag, `tag` being what stands between its `<` and `>`.
-    fn tag(&mut self, tag: &str) {
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .flat_map(|c| c.to_lowercase())
-            .collect();
-        let closing = tag.starts_with('/');
+    /// A start or end tag, by its (lower-case) name.
+    fn tag(&mut self, name: &str, closing: bool) {
         if let Some(skipped) = self.skip {
             if closing && name == skipped {
                 self.skip = None;
             }
             return;
         }
-        match (name.as_str(), closing) {
+        match (name, closing) {
             ("style", false) => self.skip = Some("style"),
             ("script", false) => self.skip = Some("script"),
             ("head", false) => self.skip = Some("head"),
@@ -146,12 +175,12 @@ impl TextWriter {
         }
     }
 
-    /// The text between two tags.
+    /// Text between two tags, its character references decoded.
     fn text(&mut self, chunk: &str) {
         if self.skip.is_some() {
             return;
         }
-        for c in decode_entities(chunk).chars() {
+        for c in chunk.chars() {
             let c = if self.pre == 0 && c.is_whitespace() && c != '\u{a0}' {
                 ' '
             } else {
@@ -177,51 +206,6 @@ impl TextWriter {
             self.out.push(if c == '\u{a0}' { ' ' } else { c });
         }
     }
-}
-
-fn decode_entities(text: &str) -> String {
-    if !text.contains('&') {
-        return text.replace('\r', "");
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        // ';' is ASCII, so its byte position is a character boundary.
-        let Some(semi) = rest.bytes().take(12).position(|b| b == b';') else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let entity = &rest[1..semi];
-        let decoded = match entity {
-            "nbsp" => Some('\u{a0}'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => entity
-                .strip_prefix("#x")
-                .or_else(|| entity.strip_prefix("#X"))
-                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match decoded {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[semi + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out.replace('\r', "")
 }
 
 /// Is this line quoted (`>` after optional blanks)?
@@ -376,10 +360,25 @@ mod tests {
     }
 
     #[test]
-    fn entities_next_to_multibyte_characters_do_not_panic() {
+    fn character_references_next_to_multibyte_characters_are_decoded_or_kept() {
         assert_eq!(
-            decode_entities("&nb\u{fffd}p; &#233;t\u{e9} &bogus"),
-            "&nb\u{fffd}p; \u{e9}t\u{e9} &bogus"
+            html_to_text("&nb\u{fffd}p; &#233;t\u{e9} &eacute;&bogus; &amp"),
+            "&nb\u{fffd}p; \u{e9}t\u{e9} \u{e9}&bogus; &"
+        );
+    }
+
+    /// A `>` inside an attribute or a comment ends no tag; a `<` in a
+    /// style sheet or a script opens none.
+    #[test]
+    fn html_markup_is_read_as_a_browser_reads_it() {
+        assert_eq!(html_to_text("<div title='a > b'>move c</div>"), "move c\n");
+        assert_eq!(
+            html_to_text("<p data-x=\"1>2\">move d</p><!-- <p> > --><p>thanks</p>"),
+            "move d\nthanks\n"
+        );
+        assert_eq!(
+            html_to_text("<style>p > a { x: '</p>' }</style><script>if (a<b) {}</script>move e"),
+            "move e"
         );
     }
 

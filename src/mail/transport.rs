@@ -13,8 +13,8 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
 
-use super::compose::Outgoing;
 use super::delivery::{Postman, SendError};
+use super::outgoing::Outgoing;
 use super::Identity;
 
 fn permanent(message: impl std::fmt::Display) -> SendError {
@@ -546,18 +546,19 @@ mod tests {
     #[test]
     fn built_replies_thread_mark_themselves_and_cannot_be_injected() {
         let referee = Identity::new("referee@referee.example");
+        let to = Mailbox {
+            name: Some("Bob\r\nBcc: evil@example.org".into()),
+            address: "bob@players.example".into(),
+        };
         let out = Outgoing {
-            message_id: "k7q2mx.3.north@referee.example".into(),
-            to: Mailbox {
-                name: Some("Bob\r\nBcc: evil@example.org".into()),
-                address: "bob@players.example".into(),
-            },
-            reply_to: None,
-            subject: "Re: Wari".into(),
-            body: "Bob played c.\nFrom the start\n".into(),
             in_reply_to: Some("b1@players.example".into()),
             references: vec!["g1@referee.example".into(), "b1@players.example".into()],
-            html: None,
+            ..Outgoing::notice(
+                "k7q2mx.3.north@referee.example".into(),
+                to,
+                "Re: Wari".into(),
+                "Bob played c.\nFrom the start\n".into(),
+            )
         };
         let message = build(
             &referee,

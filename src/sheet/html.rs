@@ -47,7 +47,8 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The board and the log as an HTML fragment. Every pit's cell carries
+/// The board and the line under it as an HTML fragment ([`log`] draws
+/// the log). Every pit's cell carries
 /// `data-pit="south-c"` and its letter's cell `data-letter="south-c"`, so
 /// a layout check can find them.
 pub fn board(sheet: &Sheet) -> String {
@@ -77,13 +78,18 @@ pub fn board(sheet: &Sheet) -> String {
         }
         out.push_str("</tr>\n");
     };
-    let owner = |side: Side| {
-        format!(
-            "<td style=\"padding-left:10px;font-size:14px;text-align:left;\n\
-             white-space:nowrap\">\n{}'s pits</td>\n",
+    // Each side's name on a row of its own, above North's letters and
+    // below South's, across the board: beside the rows it would make the
+    // board wider than a phone.
+    let columns = pits + if rules.stores { 2 } else { 0 };
+    let owner = |out: &mut String, side: Side| {
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"{columns}\"\nstyle=\"font-size:14px;padding:2px 0\">\n{}'s pits</td></tr>",
             name(side)
-        )
+        );
     };
+    owner(&mut out, Side::North);
     letter_row(&mut out, Side::North, &mut Pit::all(pits).rev());
     // North's row, left to right from its h; North's store at the west end.
     out.push_str("<tr>");
@@ -107,17 +113,15 @@ pub fn board(sheet: &Sheet) -> String {
     if rules.stores {
         store_cell(&mut out, Side::South);
     }
-    out.push_str(&owner(Side::North));
     out.push_str("</tr>\n<tr>");
     for pit in Pit::all(pits) {
         pit_cell(&mut out, position, last, Side::South, pit);
     }
-    out.push_str(&owner(Side::South));
     out.push_str("</tr>\n");
     letter_row(&mut out, Side::South, &mut Pit::all(pits));
+    owner(&mut out, Side::South);
     out.push_str("</table>\n");
     out.push_str(&notes(sheet, last));
-    out.push_str(&log(sheet));
     out
 }
 
@@ -170,7 +174,7 @@ fn notes(sheet: &Sheet, last: Option<(Side, Pit)>) -> String {
 
 /// The numbered log, one row a line, the first mover's column first. Its
 /// font sits on the table once, not on each of its hundreds of cells.
-fn log(sheet: &Sheet) -> String {
+pub fn log(sheet: &Sheet) -> String {
     let first = sheet.game.first();
     let mut out = format!(
         "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"2\"\n\
@@ -217,7 +221,7 @@ mod tests {
     fn the_board_has_every_pit_under_its_letter_and_marks_the_last_sowing() {
         let mut sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Al<i>ce", "Bob"));
         sheet.play(&parse_sowings("c-f").unwrap()).unwrap();
-        let html = board(&sheet);
+        let html = board(&sheet) + &log(&sheet);
         for side in ["south", "north"] {
             for pit in ["a", "b", "c", "d", "e", "f"] {
                 assert!(
@@ -257,7 +261,7 @@ mod tests {
                 let mut sheet = Sheet::new(ruleset.rules(), Players::named(south, north));
                 let mut rng = crate::engine::SplitMix64::new(7);
                 loop {
-                    for line in board(&sheet).lines() {
+                    for line in (board(&sheet) + &log(&sheet)).lines() {
                         assert!(line.len() < 73, "{ruleset}: {line:?} of {}", line.len());
                         checked += 1;
                     }

@@ -1,6 +1,8 @@
-//! The solver's transposition table: a fixed-size array of the bounds
-//! worked out so far, so a long solve fills it and then replaces what is
-//! cheapest to work out again, instead of growing without end.
+//! The solver's transposition table: an array of the bounds worked out so
+//! far, bounded in size, so a long solve fills it and then replaces what is
+//! cheapest to work out again, instead of growing without end. It starts
+//! small and doubles in place, so a short solve costs little whatever the
+//! bound, and a doubling never holds the old array beside the new.
 //!
 //! An entry is one `u128`: the position's key (its pits, the mover's row
 //! first: 12 bytes, the whole position, so two positions never share an
@@ -112,24 +114,10 @@ pub struct Memo {
 impl Memo {
     const SMALLEST: usize = 1024;
 
-    /// A table of at most `entries` entries (a power of two, at least
-    /// 1024); 16 bytes each, all zeroed (touched) at once.
-    ///
-    /// # Errors
-    /// When the system cannot give that much memory.
-    pub fn with_entries(entries: usize) -> Result<Memo, TryReserveError> {
-        let pairs = pairs_within(entries);
-        Ok(Memo {
-            slots: empty_slots(pairs)?,
-            mask: pairs - 1,
-            filled: 0,
-            most_pairs: pairs,
-        })
-    }
-
     /// A table that starts at 1024 entries (16 KB) and doubles as it
-    /// fills, up to at most `entries` entries: a short search then takes
-    /// only the memory it needs.
+    /// fills, up to at most `entries` entries (the largest power of two
+    /// within, and at least 1024), 16 bytes each: a short search then
+    /// takes only the memory it needs, however large the bound.
     pub fn growing(entries: usize) -> Memo {
         Memo {
             slots: vec![0; Memo::SMALLEST],
@@ -137,6 +125,19 @@ impl Memo {
             filled: 0,
             most_pairs: pairs_within(entries),
         }
+    }
+
+    /// As [`Memo::growing`], first asking the system whether it could give
+    /// the whole bound (reserving address space only: nothing is touched,
+    /// so this costs no time), so that a bound beyond the machine is
+    /// refused at once rather than met hours into a solve.
+    ///
+    /// # Errors
+    /// When the system would not give that much memory.
+    pub fn growing_within(entries: usize) -> Result<Memo, TryReserveError> {
+        let memo = Memo::growing(entries);
+        Vec::<u128>::new().try_reserve_exact(2 * memo.most_pairs)?;
+        Ok(memo)
     }
 
     /// The most bytes the table may grow to.
@@ -192,20 +193,28 @@ impl Memo {
         }
     }
 
-    /// Doubles the table, keeping what it holds; short of memory, it
-    /// stops growing instead.
+    /// Doubles the table in place, keeping all it holds; short of
+    /// memory, it stops growing instead. The array is extended (a large
+    /// one is remapped, not copied), and each entry either stays in its
+    /// pair or moves to the pair as far above as the table was long: the
+    /// hash's next bit decides. So the table never holds more than its
+    /// new size, and no entry is lost.
     fn grow(&mut self) {
-        let pairs = 2 * (self.mask + 1);
-        let Ok(slots) = empty_slots(pairs) else {
-            self.most_pairs = self.mask + 1;
+        let pairs = self.mask + 1;
+        if self.slots.try_reserve_exact(2 * pairs).is_err() {
+            self.most_pairs = pairs;
             return;
-        };
-        let old = std::mem::replace(&mut self.slots, slots);
-        (self.mask, self.filled) = (pairs - 1, 0);
-        // The second entries first, so each pair's costlier one is put last.
-        for slot in old.iter().skip(1).step_by(2).chain(old.iter().step_by(2)) {
-            if *slot != 0 {
-                self.put(Key(key_of(*slot)), Known::unpack(*slot));
+        }
+        self.slots.resize(4 * pairs, 0);
+        self.mask = 2 * pairs - 1;
+        for low in 0..pairs {
+            let held = [self.slots[2 * low], self.slots[2 * low + 1]];
+            self.slots[2 * low..2 * low + 2].fill(0);
+            // The first (costlier) entry first, so it stays first.
+            for slot in held.into_iter().filter(|&s| s != 0) {
+                let at = 2 * Key(key_of(slot)).bucket(self.mask);
+                let free = if self.slots[at] == 0 { at } else { at + 1 };
+                self.slots[free] = slot;
             }
         }
     }
@@ -215,14 +224,6 @@ impl Memo {
 /// two within the bound, and no fewer than the smallest table's.
 fn pairs_within(entries: usize) -> usize {
     1 << (entries / 2).max(Memo::SMALLEST / 2).ilog2()
-}
-
-/// `pairs` pairs of empty entries, if the system can give them.
-fn empty_slots(pairs: usize) -> Result<Vec<u128>, TryReserveError> {
-    let mut slots = Vec::new();
-    slots.try_reserve_exact(2 * pairs)?;
-    slots.resize(2 * pairs, 0);
-    Ok(slots)
 }
 
 fn max_bound(a: Option<i32>, b: Option<i32>) -> Option<i32> {
@@ -257,7 +258,7 @@ mod tests {
 
     #[test]
     fn an_entry_round_trips_and_keys_are_the_movers_view() {
-        let mut memo = Memo::with_entries(1024).unwrap();
+        let mut memo = Memo::growing(1024);
         let south = position([1, 2, 3, 0, 0, 4], [0, 5, 0, 0, 0, 1], Side::South);
         let mirror = position([0, 5, 0, 0, 0, 1], [1, 2, 3, 0, 0, 4], Side::North);
         let key = Key::of(&south).unwrap();
@@ -342,6 +343,73 @@ mod tests {
             "{kept} of {} kept",
             entries.len()
         );
+    }
+
+    /// Distinct keys (any 96-bit pattern but zero is a key here).
+    fn keys(n: u32) -> impl Iterator<Item = Key> {
+        (1..=n).map(|i| Key(u128::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15) % (1 << 90) + 1))
+    }
+
+    fn with_work(work: u8) -> Known {
+        Known {
+            lower: Some(1),
+            upper: None,
+            best: None,
+            work,
+        }
+    }
+
+    #[test]
+    fn a_doubling_is_in_place_and_loses_nothing() {
+        let mut memo = Memo::growing(1 << 12);
+        // Fill the smallest table past a quarter without letting it grow,
+        // so that pairs hold two entries and some keys were pushed out.
+        memo.most_pairs = memo.mask + 1;
+        for (n, key) in keys(700).enumerate() {
+            memo.put(key, with_work(n as u8));
+        }
+        let held: Vec<u128> = memo.slots.iter().copied().filter(|&s| s != 0).collect();
+        assert!(held.len() > 512, "{} held", held.len());
+        memo.most_pairs = 1 << 11;
+        memo.grow();
+        assert_eq!(memo.slots.len(), 2 * Memo::SMALLEST);
+        assert_eq!(
+            memo.slots.capacity(),
+            memo.slots.len(),
+            "one array, no spare"
+        );
+        let after = memo.slots.iter().filter(|&&s| s != 0).count();
+        assert_eq!(after, held.len(), "no entry lost or made");
+        for &slot in &held {
+            let key = Key(key_of(slot));
+            assert_eq!(memo.get(key), Some(Known::unpack(slot)));
+            // A pair's costlier entry is still its first.
+            let at = 2 * key.bucket(memo.mask);
+            let pair = [memo.slots[at], memo.slots[at + 1]];
+            if pair[1] != 0 {
+                assert!(Known::unpack(pair[0]).work >= Known::unpack(pair[1]).work);
+            }
+        }
+    }
+
+    #[test]
+    fn a_growing_table_never_holds_more_than_its_bound() {
+        // A bound of 2^14 entries (256 KB), met with 50,000 keys: at every
+        // step the one array is within the bound, and it ends at the bound.
+        let bound = 1 << 14;
+        let mut memo = Memo::growing(bound);
+        assert_eq!(memo.bytes(), Memo::SMALLEST * 16, "it starts small");
+        let mut most = 0;
+        for key in keys(50_000) {
+            memo.put(key, with_work(1));
+            assert!(memo.slots.capacity() <= bound, "{}", memo.slots.capacity());
+            most = most.max(memo.bytes());
+        }
+        assert_eq!(most, bound * 16);
+        assert_eq!(memo.most_bytes(), bound * 16);
+        // Asking for more than any machine has is refused at once.
+        assert!(Memo::growing_within(usize::MAX / 4).is_err());
+        assert!(Memo::growing_within(bound).is_ok());
     }
 
     #[test]

@@ -61,16 +61,17 @@ impl<'a> Solver<'a> {
     }
 
     /// As [`Solver::new`], with a transposition table of at most
-    /// `megabytes` MB.
+    /// `megabytes` MB (grown as needed: a short solve costs no more for a
+    /// large bound).
     ///
     /// # Errors
-    /// When the system cannot give that much memory.
+    /// When the system would not give that much memory.
     pub fn with_memory(
         tables: Option<&'a Tables>,
         budget: u64,
         megabytes: usize,
     ) -> Result<Solver<'a>, std::collections::TryReserveError> {
-        let memo = Memo::with_entries(megabytes.saturating_mul(1 << 16))?;
+        let memo = Memo::growing_within(megabytes.saturating_mul(1 << 16))?;
         Ok(Solver::with_memo(tables, budget, memo))
     }
 

@@ -7,15 +7,15 @@
 //! stands for:
 //!
 //! ```text
-//! index/version                    written once the index is whole
+//! index/version                    the index's layout (2), written once it is whole
 //! index/by-address/<digest>/<id>   game <id> has a player at that mailbox
 //! index/idle/<day>/<id>[.reminded] its player to move last acted on <day>
-//! index/under-way/<id>             invited, or playing and not over
+//! index/under-way/<id>.<created>   invited, or playing and not over (made at <created>)
 //! index/pending/<id>               it owes replies not yet sent
 //! index/games/<id>                 the entries the game was last filed under
-//! index/to-rate/<id>               ended and rated, not yet in the table
-//! index/rated/<id>                 counted in the ratings table
-//! index/ratings.json               the ratings table (see [`ratings::Table`])
+//! index/to-rate/<id>               ended and rated, not yet counted
+//! index/rated/<id>                 counted in the ratings
+//! index/ratings/, index/ladder/    the ratings (see the `ladder` module)
 //! ```
 //!
 //! A save (`Store::save_game`) adds the entries the new state needs (each
@@ -25,31 +25,31 @@
 //! So a crash at any point leaves at worst an extra entry, never a game
 //! missing from the index: every reader checks what an entry says against
 //! the game it loads and ignores a stale one, and the game's next save,
-//! which finds it in `games/<id>`, takes it away. `pending/` alone is not
-//! synced: lost to a power cut, it only delays the resending of a notice
-//! (replies to mails are resent by the MTA's retry anyway).
+//! which finds it in `games/<id>`, takes it away. `pending/` and
+//! `games/<id>` are not synced: lost to a power cut, the one only delays
+//! the resending of a notice (replies to mails are resent by the MTA's
+//! retry anyway), the other leaves a stale entry, which readers ignore.
 //!
 //! Ratings: a game saved as ended is counted once, by its id, under the
-//! `ratings` lock: the table is written with the game as its `last`, then
-//! `rated/<id>` is made; a crash between is mended by the next count,
-//! which makes the marker of the table's `last` first. `to-rate/<id>`,
-//! made before the game's rename, is the hint that a count may be owed
-//! when a crash came between the rename and the count.
+//! `ratings` lock (see the `ladder` module); `to-rate/<id>`, made before
+//! the game's rename and taken away once it is counted, is what has the
+//! next count finish it when a crash came between the rename and the end
+//! of its count.
 //!
-//! A store of an older referee has no `index/version`: the first call that
-//! needs the index builds it, under the `index` lock, from the game files.
-//! Removing the `index` folder has it built afresh (after game files were
-//! restored from a backup, say).
+//! A store of an older referee has no `index/version`, or an older one:
+//! the first call that needs the index builds it, under the `index` lock,
+//! from the game files. Removing the `index` folder has it built afresh
+//! (after game files were restored from a backup, say).
 
 use std::collections::BTreeSet;
 use std::fs::{self, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::ratings::{self, Table};
+use super::ratings::{self, Count};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Folder, GameId, GameRecord, Listing, LockOn,
-    Secrets, Standing, Store, StoreError,
+    io_error, mailbox_key, replace_file, sync_folder, Durability, GameId, GameRecord, Listing,
+    LockOn, Secrets, Standing, Store, StoreError,
 };
 use crate::engine::{Game, Side};
 
@@ -64,6 +64,8 @@ const FOLDERS: [&str; 7] = [
     "rated",
 ];
 const DAY: u64 = 86_400;
+/// The index's layout: 2 since the ratings are a file per player.
+const VERSION: u32 = 2;
 
 /// Games a run of `remind` must look at.
 #[derive(Debug, Default)]
@@ -72,34 +74,60 @@ pub struct Due {
 }
 
 impl Store {
-    fn index_dir(&self) -> PathBuf {
+    pub(super) fn index_dir(&self) -> PathBuf {
         self.dir.join(INDEX)
     }
 
     /// Builds the index if the store has none yet (a store of an older
-    /// referee): once, under the `index` lock.
+    /// referee), or one of an older layout: once, under the `index` lock.
     ///
     /// # Errors
     /// When a file cannot be read or written; a game file that is not a
     /// readable game is reported so (the index is not marked whole).
     pub fn ensure_index(&self, secrets: &Secrets) -> Result<(), StoreError> {
-        let version = self.index_dir().join("version");
-        if version.exists() {
+        if self.index_current() {
             return Ok(());
         }
         let _lock = self.lock(LockOn::Index)?;
-        if version.exists() {
+        if self.index_current() {
             return Ok(());
         }
         self.build_index(secrets)?;
-        let index = self.index_dir();
-        replace_file(&index, &version, b"1\n", Folder::Synced).map_err(io_error(&version))
+        let (index, version) = (self.index_dir(), self.index_dir().join("version"));
+        let text = format!("{VERSION}\n");
+        replace_file(&index, &version, text.as_bytes(), Durability::Whole)
+            .map_err(io_error(&version))
+    }
+
+    /// Is the index whole, and of this referee's layout?
+    fn index_current(&self) -> bool {
+        fs::read_to_string(self.index_dir().join("version"))
+            .is_ok_and(|text| text.trim() == VERSION.to_string())
+    }
+
+    /// Is there an index to read, built now if it must be? `false` for a
+    /// store that holds nothing yet: a listing of it makes no file.
+    pub(super) fn index_ready(&self) -> Result<bool, StoreError> {
+        if self.index_current() {
+            return Ok(true);
+        }
+        if !self.has_records()? {
+            return Ok(false);
+        }
+        self.ensure_index(&self.secrets()?)?;
+        Ok(true)
     }
 
     /// Every game filed, and the ratings replayed in the order the games
     /// ended (as they were drawn before there was an index).
     fn build_index(&self, secrets: &Secrets) -> Result<(), StoreError> {
         let index = self.index_dir();
+        // Named otherwise by an index of version 1.
+        let under_way = index.join("under-way");
+        match fs::remove_dir_all(&under_way) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_error(&under_way)(e)),
+            _ => {}
+        }
         for folder in FOLDERS {
             let dir = index.join(folder);
             fs::create_dir_all(&dir).map_err(io_error(&dir))?;
@@ -120,24 +148,15 @@ impl Store {
             let hints = self.hints_path(&id);
             fs::write(&hints, hints_text(&entries)).map_err(io_error(&hints))?;
             if let Some(ended) = game.ok().and_then(|g| ratings::rated(&record, &g)) {
-                finished.push((ended, id));
+                finished.push((ended, id, Count::of(&record)));
             }
         }
-        // In the order they ended; the id breaks ties, so every build agrees.
-        finished.sort();
-        let mut table = Table::default();
-        for (_, id) in &finished {
-            if let Some(record) = self.load_game(id)? {
-                table.count(&record);
-                make_entry(&index.join("rated").join(id.as_str()))?;
-            }
-        }
-        touched.insert(index.join("rated"));
         touched.insert(index.join("games"));
+        touched.insert(under_way);
         for dir in touched.iter().chain([&index]) {
             sync_folder(dir).map_err(io_error(dir))?;
         }
-        self.write_table(&table)
+        self.build_ratings(finished, secrets)
     }
 
     /// The ids of the game files in the store's folder.
@@ -223,7 +242,7 @@ impl Store {
             &dir,
             &path,
             hints_text(entries).as_bytes(),
-            Folder::Unsynced,
+            Durability::Hint,
         )
         .map_err(io_error(&path))
     }
@@ -246,15 +265,40 @@ impl Store {
         self.load_listed(&folder, |record| plays(record))
     }
 
-    /// The games invited, or playing and not over, oldest first.
+    /// The games invited, or playing and not over, newest first: at most
+    /// `most` of them (every one when `None`), and how many the index
+    /// holds in all. Only the games returned are read; a store that holds
+    /// nothing yet has none, and no file is made.
     ///
     /// # Errors
     /// As [`Store::games_of`].
-    pub fn under_way(&self) -> Result<Listing, StoreError> {
-        self.ensure_index(&self.secrets()?)?;
-        self.load_listed("under-way", |record| {
-            under_way(record, record.game().ok().as_ref())
-        })
+    pub fn under_way(&self, most: Option<usize>) -> Result<(Listing, usize), StoreError> {
+        if !self.index_ready()? {
+            return Ok((Listing::default(), 0));
+        }
+        let made = |name: &str| name.split_once('.').and_then(|(_, t)| t.parse().ok());
+        let mut entries: Vec<(u64, GameId)> = (self
+            .entries(&self.index_dir().join("under-way"))?)
+        .into_iter()
+        .map(|(id, name)| (made(&name).unwrap_or(0), id))
+        .collect();
+        // Newest first; the id breaks ties, so every listing agrees.
+        entries.sort_by(|a, b| b.cmp(a));
+        let total = entries.len();
+        let mut listing = Listing::default();
+        for (_, id) in entries {
+            if most.is_some_and(|m| listing.games.len() + listing.unreadable.len() >= m) {
+                break;
+            }
+            match self.load_game(&id) {
+                Ok(Some(record)) if under_way(&record, record.game().ok().as_ref()) => {
+                    listing.games.push(record);
+                }
+                Ok(_) => {} // a stale hint: the game's next save takes it away
+                Err(e) => listing.unreadable.push(e),
+            }
+        }
+        Ok((listing, total))
     }
 
     /// The games of an index folder that `holds` (stale entries left out).
@@ -325,101 +369,10 @@ impl Store {
         let dated = |name: String| Some((name.parse().ok()?, name));
         Ok(names_in(idle)?.into_iter().filter_map(dated).collect())
     }
-
-    /// Everyone's ratings in `ruleset` (or every ruleset), best first:
-    /// from the table kept as games end, after counting any game whose
-    /// count a crash left owed.
-    ///
-    /// # Errors
-    /// When the index cannot be read or built.
-    pub fn ratings(
-        &self,
-        ruleset: Option<crate::engine::Ruleset>,
-    ) -> Result<Vec<ratings::Rating>, StoreError> {
-        self.count_owed_ratings()?;
-        Ok(self.read_table()?.list(ruleset))
-    }
-
-    /// Counts every game whose count a crash left owed.
-    fn count_owed_ratings(&self) -> Result<(), StoreError> {
-        self.ensure_index(&self.secrets()?)?;
-        let to_rate = self.index_dir().join("to-rate");
-        for (id, _) in self.entries(&to_rate)? {
-            match self.load_game(&id)? {
-                Some(record) if is_rated(&record) => self.count_rating(&record)?,
-                // Not ended after all (the rename never came): its save,
-                // if it comes, counts it itself.
-                _ => remove_entry(&to_rate.join(id.as_str()))?,
-            }
-        }
-        Ok(())
-    }
-
-    /// As [`Store::ratings`], with `record` counted too if it has ended
-    /// and is not counted yet: the ratings as a mail's acts leave them,
-    /// before its game is saved.
-    ///
-    /// # Errors
-    /// As [`Store::ratings`].
-    pub fn ratings_after(
-        &self,
-        ruleset: Option<crate::engine::Ruleset>,
-        record: &GameRecord,
-    ) -> Result<Vec<ratings::Rating>, StoreError> {
-        self.count_owed_ratings()?;
-        let mut table = self.read_table()?;
-        let counted = self
-            .index_dir()
-            .join("rated")
-            .join(record.id.as_str())
-            .exists()
-            || table.last.as_ref() == Some(&record.id);
-        if is_rated(record) && !counted {
-            table.count(record);
-        }
-        Ok(table.list(ruleset))
-    }
-
-    /// Counts an ended game in the ratings once (see the module's text).
-    fn count_rating(&self, record: &GameRecord) -> Result<(), StoreError> {
-        let _lock = self.lock(LockOn::Ratings)?;
-        let rated = self.index_dir().join("rated");
-        let mut table = self.read_table()?;
-        if let Some(last) = &table.last {
-            // The table's last game, counted before its marker was made.
-            make_entry(&rated.join(last.as_str()))?;
-            sync_folder(&rated).map_err(io_error(&rated))?;
-        }
-        let marker = rated.join(record.id.as_str());
-        if !marker.exists() && table.last.as_ref() != Some(&record.id) {
-            table.count(record);
-            self.write_table(&table)?;
-            make_entry(&marker)?;
-            sync_folder(&rated).map_err(io_error(&rated))?;
-        }
-        remove_entry(&self.index_dir().join("to-rate").join(record.id.as_str()))
-    }
-
-    fn table_path(&self) -> PathBuf {
-        self.index_dir().join("ratings.json")
-    }
-
-    fn read_table(&self) -> Result<Table, StoreError> {
-        let path = self.table_path();
-        match fs::read_to_string(&path) {
-            Ok(text) => super::decode(&path, &text),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Table::default()),
-            Err(e) => Err(io_error(&path)(e)),
-        }
-    }
-
-    fn write_table(&self, table: &Table) -> Result<(), StoreError> {
-        super::write_record(&self.index_dir(), &self.table_path(), table, Folder::Synced)
-    }
 }
 
 /// A game ended between two people who both agreed to play.
-fn is_rated(record: &GameRecord) -> bool {
+pub(super) fn is_rated(record: &GameRecord) -> bool {
     record
         .game()
         .is_ok_and(|game| ratings::rated(record, &game).is_some())
@@ -447,7 +400,7 @@ fn entries_of(record: &GameRecord, game: Option<&Game>, secrets: &Secrets) -> BT
         entries.insert(format!("idle/{day}/{id}{reminded}"));
     }
     if under_way(record, game) {
-        entries.insert(format!("under-way/{id}"));
+        entries.insert(format!("under-way/{id}.{}", record.created));
     }
     if record.ledger.pending().next().is_some() {
         entries.insert(format!("pending/{id}"));
@@ -489,7 +442,7 @@ fn is_entry(line: &str) -> bool {
 }
 
 /// The names in a folder (none if it is missing).
-fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
+pub(super) fn names_in(dir: &Path) -> Result<Vec<String>, StoreError> {
     let read = match fs::read_dir(dir) {
         Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -513,7 +466,7 @@ fn folder_of(path: &Path) -> PathBuf {
 
 /// Makes an empty entry (and its folder, synced into its parent):
 /// `false` if it was there.
-fn make_entry(path: &Path) -> Result<bool, StoreError> {
+pub(super) fn make_entry(path: &Path) -> Result<bool, StoreError> {
     let create = || OpenOptions::new().write(true).create_new(true).open(path);
     let made = match create() {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -532,7 +485,7 @@ fn make_entry(path: &Path) -> Result<bool, StoreError> {
     }
 }
 
-fn remove_entry(path: &Path) -> Result<(), StoreError> {
+pub(super) fn remove_entry(path: &Path) -> Result<(), StoreError> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(path)(e)),
         _ => Ok(()),

@@ -11,11 +11,13 @@
 //! <id>.json          a game (see [`GameRecord`]), `format` 3 (2 is read too)
 //! senders/<h>.json   answers given to a keyless address <h> (a digest of it)
 //! locks/             lock files, one per game or address
-//! index/             what finds games without reading them all (see `index`)
+//! index/             what finds games without reading them all (see `index`), and the ratings
 //! ```
 
 mod index;
 mod keys;
+mod ladder;
+pub mod outbox;
 pub mod ratings;
 mod record;
 mod upgrade;
@@ -30,10 +32,11 @@ use serde::Serialize;
 
 pub use index::Due;
 pub use keys::{mailbox_key, Secrets};
+pub use outbox::{Delivery, Mailbox, Outgoing};
 pub use record::{
-    Conceded, Concession, Conditional, Delivery, Envelope, GameId, GameRecord, Handled, Ledger,
-    Ledgered, MailKey, Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord,
-    SetUpRecord, Standing, Turn, FORMAT, HANDLED_KEPT,
+    Conceded, Concession, Conditional, GameId, GameRecord, Handled, Ledger, Ledgered, MailKey,
+    Memory, Offer, OfferKind, PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing, Turn,
+    FORMAT, HANDLED_KEPT,
 };
 pub use view::{player_of, record_sheet, sheet_of, summary};
 
@@ -224,7 +227,7 @@ impl Store {
                 &self.dir,
                 &self.game_path(&record.id),
                 record,
-                Folder::Synced,
+                Durability::Whole,
             )
         })
     }
@@ -243,7 +246,7 @@ impl Store {
                 &self.dir,
                 &self.game_path(&record.id),
                 record,
-                Folder::Unsynced,
+                Durability::Contents,
             )
         })
     }
@@ -267,7 +270,7 @@ impl Store {
             &dir,
             &self.sender_path(&record.digest),
             record,
-            Folder::Synced,
+            Durability::Whole,
         )
     }
 
@@ -304,6 +307,14 @@ impl Store {
             .games
             .sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         Ok(listing)
+    }
+
+    /// Does the store hold no game yet (nor any sender's record)?
+    ///
+    /// # Errors
+    /// When the folder cannot be read.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        self.has_records().map(|has| !has)
     }
 
     /// Does the store hold any game (or the folder for senders)?
@@ -395,18 +406,23 @@ fn decode<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, StoreError>
     })
 }
 
-/// Whether a write also syncs the folder, making its rename durable.
+/// How much of a file's replacement survives a power cut.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Folder {
-    Synced,
-    Unsynced,
+enum Durability {
+    /// Contents synced, then the folder: the rename itself is durable.
+    Whole,
+    /// Contents synced, the rename not: lost, the old file stands.
+    Contents,
+    /// Nothing synced, for a file that is only a hint: lost or emptied by
+    /// a power cut, it costs a stale entry left in the index, never a game.
+    Hint,
 }
 
 fn write_record<T: Serialize>(
     dir: &Path,
     path: &Path,
     record: &T,
-    folder: Folder,
+    durability: Durability,
 ) -> Result<(), StoreError> {
     // Room for a game with the replies it owes from the start: grown from
     // serde_json's 128 bytes, the buffer was copied nine times.
@@ -416,7 +432,7 @@ fn write_record<T: Serialize>(
         error: e.to_string(),
     })?;
     text.push(b'\n');
-    replace_file(dir, path, &text, folder).map_err(io_error(path))
+    replace_file(dir, path, &text, durability).map_err(io_error(path))
 }
 
 /// Writes `bytes` to `path` durably: a temporary file beside it, synced,
@@ -428,12 +444,18 @@ fn write_record<T: Serialize>(
 /// # Errors
 /// When any step fails; the old file is then untouched.
 pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace_file(dir, path, bytes, Folder::Synced)
+    replace_file(dir, path, bytes, Durability::Whole)
 }
 
 /// `bytes` in a fresh temporary file in `dir`, synced: removed again if
 /// dropped before it is persisted.
 fn synced_temp(dir: &Path, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> {
+    let temp = temp_with(dir, bytes)?;
+    temp.as_file().sync_all()?;
+    Ok(temp)
+}
+
+fn temp_with(dir: &Path, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> {
     // Games hold addresses and the replies owed: the owner's alone,
     // whatever the umask of the MTA that started us (tempfile's 0600).
     let mut temp = tempfile::Builder::new()
@@ -441,15 +463,16 @@ fn synced_temp(dir: &Path, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> 
         .suffix(".tmp")
         .tempfile_in(dir)?;
     temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
     Ok(temp)
 }
 
-fn replace_file(dir: &Path, path: &Path, bytes: &[u8], folder: Folder) -> io::Result<()> {
-    synced_temp(dir, bytes)?
-        .persist(path)
-        .map_err(|e| e.error)?;
-    if folder == Folder::Synced {
+fn replace_file(dir: &Path, path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let temp = match durability {
+        Durability::Hint => temp_with(dir, bytes)?,
+        Durability::Whole | Durability::Contents => synced_temp(dir, bytes)?,
+    };
+    temp.persist(path).map_err(|e| e.error)?;
+    if durability == Durability::Whole {
         sync_folder(dir)?;
     }
     Ok(())

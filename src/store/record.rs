@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::outbox::{Delivery, Outgoing};
 use crate::engine::{Game, Pit, PlayError, Position, RulesError, Ruleset, SetUpError, Side};
 
 /// The version of the file format this build writes and reads.
@@ -171,40 +172,6 @@ pub enum Standing {
     Declined,
 }
 
-/// Where a reply stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", tag = "state", content = "why")]
-pub enum Delivery {
-    /// Not yet handed to the transport (or handed, and the process died
-    /// before it could note so: it is sent again, with the same Message-ID).
-    Pending,
-    Sent,
-    /// Refused for good (a 550): trying again cannot help.
-    Refused(String),
-}
-
-/// One reply, decided once and kept until it is sent: a retry sends the
-/// very same message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Envelope {
-    /// Its Message-ID, without angle brackets: derived from what it
-    /// answers and whom it goes to, so a resend is the same message.
-    pub message_id: String,
-    /// The ledger's event this reply belongs to.
-    pub event: u32,
-    pub to_name: Option<String>,
-    pub to: String,
-    pub reply_to: Option<String>,
-    pub subject: String,
-    pub body: String,
-    pub in_reply_to: Option<String>,
-    pub references: Vec<String>,
-    /// The same mail as HTML, for clients that show text in a proportional font.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub html: Option<String>,
-    pub delivery: Delivery,
-}
-
 /// A mail handled, and the event number it made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Handled {
@@ -227,7 +194,7 @@ pub struct Ledger {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub older: String,
     /// Replies not yet sent or refused; sent ones are dropped.
-    pub outbox: Vec<Envelope>,
+    pub outbox: Vec<Outgoing>,
 }
 
 /// Handled mails remembered in full per record (with their events).
@@ -278,11 +245,12 @@ impl Ledger {
         self.events + 1
     }
 
-    /// Notes `mail` as handled by a new event whose replies are `replies`.
+    /// Notes `mail` as handled by a new event whose replies are `replies`
+    /// (each marked with the event).
     pub fn record(
         &mut self,
         mail: MailKey,
-        replies: Vec<Envelope>,
+        replies: Vec<Outgoing>,
         now: u64,
         memory: Memory,
     ) -> u32 {
@@ -299,12 +267,14 @@ impl Ledger {
                 self.older.extend(short.iter().map(|&b| char::from(b)));
             }
         }
-        self.outbox.extend(replies);
-        self.events
+        let event = self.events;
+        self.outbox
+            .extend(replies.into_iter().map(|r| Outgoing { event, ..r }));
+        event
     }
 
     /// Replies still to send.
-    pub fn pending(&self) -> impl Iterator<Item = &Envelope> {
+    pub fn pending(&self) -> impl Iterator<Item = &Outgoing> {
         self.outbox
             .iter()
             .filter(|e| e.delivery == Delivery::Pending)

@@ -1,25 +1,28 @@
 use super::*;
 use crate::engine::{Pit, Ruleset, Side};
 
+/// A store in a test's own folder (a fresh name under TMPDIR), removed
+/// when the test is done.
 fn temp_store(name: &str) -> TempStore {
-    let dir = std::env::temp_dir().join(format!("mancala-store-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    TempStore(Store::open(&dir).unwrap(), dir)
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("mancala-store-{name}-"))
+        .tempdir()
+        .unwrap();
+    TempStore {
+        store: Store::open(dir.path()).unwrap(),
+        _dir: dir,
+    }
 }
 
-/// A store in a test's own folder, removed when the test is done.
-struct TempStore(Store, std::path::PathBuf);
+struct TempStore {
+    store: Store,
+    _dir: tempfile::TempDir,
+}
 
 impl std::ops::Deref for TempStore {
     type Target = Store;
     fn deref(&self) -> &Store {
-        &self.0
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.1);
+        &self.store
     }
 }
 
@@ -154,8 +157,11 @@ fn a_lost_key_is_an_error_once_the_store_holds_games() {
 #[test]
 fn opening_an_existing_folder_leaves_its_permissions_alone() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("mancala-store-perm-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix("mancala-store-perm-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path().join("store");
     fs::create_dir_all(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o750)).unwrap();
     Store::open(&dir).unwrap();
@@ -169,7 +175,6 @@ fn opening_an_existing_folder_leaves_its_permissions_alone() {
         fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -206,11 +211,13 @@ fn keys_and_ids_derive_from_the_secret() {
 #[test]
 fn the_ledger_settles_each_reply_on_its_own() {
     let mut ledger = Ledger::default();
-    let envelope = |id: &str| Envelope {
+    let envelope = |id: &str| Outgoing {
         message_id: id.into(),
-        event: 1,
-        to_name: None,
-        to: "a@x".into(),
+        event: 0,
+        to: Mailbox {
+            name: None,
+            address: "a@x".into(),
+        },
         reply_to: None,
         subject: "s".into(),
         body: "b".into(),
@@ -231,6 +238,10 @@ fn the_ledger_settles_each_reply_on_its_own() {
     );
     assert_eq!(ledger.handled(&mail), Some(1));
     assert_eq!(ledger.pending().count(), 2);
+    assert!(
+        ledger.pending().all(|e| e.event == 1),
+        "marked with its event"
+    );
     ledger.settle("r1", Delivery::Sent);
     assert_eq!(
         ledger
@@ -277,43 +288,6 @@ fn a_planted_temp_symlink_does_not_make_the_referee_overwrite_its_target() {
 }
 
 #[test]
-fn a_mailed_ratings_table_keeps_the_best_of_each_game_and_the_askers_rows() {
-    let row = |ruleset: Ruleset, mailbox: &str, rating: f64| ratings::Rating {
-        ruleset,
-        name: mailbox.into(),
-        rating,
-        deviation: 50.0,
-        games: 1,
-        wins: 1,
-        draws: 0,
-        losses: 0,
-        mailbox: mailbox.into(),
-    };
-    let mut list = Vec::new();
-    for ruleset in [Ruleset::Kalah, Ruleset::Wari] {
-        for i in 0..5 {
-            list.push(row(ruleset, &format!("p{i}@x"), 2000.0 - f64::from(i)));
-        }
-    }
-    let kept = ratings::leaders(&list, 2, "p4@x");
-    let names: Vec<(Ruleset, &str)> = kept
-        .iter()
-        .map(|r| (r.ruleset, r.mailbox.as_str()))
-        .collect();
-    assert_eq!(
-        names,
-        [
-            (Ruleset::Kalah, "p0@x"),
-            (Ruleset::Kalah, "p1@x"),
-            (Ruleset::Kalah, "p4@x"),
-            (Ruleset::Wari, "p0@x"),
-            (Ruleset::Wari, "p1@x"),
-            (Ruleset::Wari, "p4@x"),
-        ]
-    );
-}
-
-#[test]
 fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
     let key = |i: usize| MailKey::of_message_id(&format!("m{i}@x"));
     for (memory, remembered) in [(Memory::Lifelong, true), (Memory::Recent, false)] {
@@ -330,4 +304,19 @@ fn a_games_ledger_knows_every_mail_it_handled_and_a_senders_only_the_last() {
         // 16 bytes a mail beyond those kept whole.
         assert_eq!(ledger.older.len(), if remembered { 5 * 16 } else { 0 });
     }
+}
+
+#[test]
+fn a_reply_is_kept_in_the_game_file_as_format_3_has_always_written_it() {
+    // The one outgoing type is stored as is: its recipient flattened into
+    // `to_name` and `to`, so files written before it read, and read back.
+    let written = r#"{"message_id":"abcdef.2.south@r.example","event":2,"to_name":"Alice","to":"alice@x.example","reply_to":null,"subject":"s","body":"b","in_reply_to":null,"references":["m1"],"delivery":{"state":"pending"}}"#;
+    let reply: Outgoing = serde_json::from_str(written).unwrap();
+    assert_eq!(reply.to.name.as_deref(), Some("Alice"));
+    assert_eq!(reply.to.address, "alice@x.example");
+    assert_eq!((reply.event, reply.html.as_deref()), (2, None));
+    assert_eq!(serde_json::to_string(&reply).unwrap(), written);
+    let sent = written.replace("pending", "sent");
+    let reply: Outgoing = serde_json::from_str(&sent).unwrap();
+    assert_eq!(reply.delivery, Delivery::Sent);
 }

@@ -4,9 +4,10 @@
 
 use serde::Deserialize;
 
+use super::outbox::{Delivery, Mailbox, Outgoing};
 use super::record::{
-    Conceded, Concession, Delivery, Envelope, GameId, GameRecord, Handled, Ledger, MailKey,
-    PlayerRecord, Standing, Turn, FORMAT,
+    Conceded, Concession, GameId, GameRecord, Handled, Ledger, MailKey, PlayerRecord, Standing,
+    Turn, FORMAT,
 };
 use crate::engine::{Pit, Ruleset, Side};
 
@@ -79,7 +80,7 @@ impl V1Turn {
 
 impl V1 {
     /// Each handled mail an event, with the replies to it still to send
-    /// as its envelopes, one an address.
+    /// as its replies, one an address.
     fn ledger(&self) -> Ledger {
         let mut ledger = Ledger::default();
         for (i, mail) in self.mails.iter().enumerate() {
@@ -99,9 +100,9 @@ impl V1 {
 }
 
 impl V1Reply {
-    /// The reply as format 2 envelopes, one to each addressed player, each
+    /// The reply as format 2 replies, one to each addressed player, each
     /// with a Message-ID made from the game, the event and the place.
-    fn envelopes<'a>(&'a self, id: &'a GameId, event: u32) -> impl Iterator<Item = Envelope> + 'a {
+    fn envelopes<'a>(&'a self, id: &'a GameId, event: u32) -> impl Iterator<Item = Outgoing> + 'a {
         let domain = self
             .reply_to
             .as_deref()
@@ -109,11 +110,13 @@ impl V1Reply {
             .map_or("localhost", |(_, d)| d);
         self.to.iter().enumerate().filter_map(move |(k, to)| {
             let address = to.address.as_ref()?;
-            Some(Envelope {
+            Some(Outgoing {
                 message_id: format!("{id}.{event}.v1-{k}@{domain}"),
                 event,
-                to_name: Some(to.name.clone()).filter(|n| !n.is_empty()),
-                to: address.clone(),
+                to: Mailbox {
+                    name: Some(to.name.clone()).filter(|n| !n.is_empty()),
+                    address: address.clone(),
+                },
                 reply_to: self.reply_to.clone(),
                 subject: self.subject.clone(),
                 body: self.body.clone(),

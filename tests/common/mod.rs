@@ -6,6 +6,10 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, TestError, TestRunner};
 use std::process::{Child, Command, Output, Stdio};
 
 /// Starts `mancala ARGS` with `stdin` written and closed.
@@ -81,7 +85,7 @@ impl AsRef<std::path::Path> for TempDir {
 pub fn press_reply(
     referee: &str,
     from: &str,
-    received: &mancala::mail::compose::Outgoing,
+    received: &mancala::mail::outgoing::Outgoing,
     words: &str,
     message_id: &str,
 ) -> String {
@@ -94,30 +98,97 @@ pub fn press_reply(
     )
 }
 
-/// Cuts, flips and splices bytes of `raw`, 1 to `most` times (splices of
-/// at most `splice` bytes taken from `pool`): a crude fuzzer over real mail.
-pub fn mutate(
-    raw: &mut Vec<u8>,
-    pool: &[Vec<u8>],
-    most: usize,
-    splice: usize,
-    rng: &mut mancala::engine::SplitMix64,
-) {
-    for _ in 0..1 + rng.below(most) {
+/// One change to a mail's bytes, as the fuzz tests make them.
+#[derive(Clone, Debug)]
+pub enum Mutation {
+    /// The byte at a place set to a value.
+    Set(Index, u8),
+    /// The mail cut at a place.
+    Cut(Index),
+    /// Up to `len` bytes from a place in another mail of the pool, put in.
+    Splice {
+        at: Index,
+        mail: Index,
+        from: Index,
+        len: usize,
+    },
+}
+
+/// `base` with each of `changes` made in turn (splices taken from `pool`).
+pub fn mutated(base: &[u8], pool: &[Vec<u8>], changes: &[Mutation]) -> Vec<u8> {
+    let mut raw = base.to_vec();
+    for change in changes {
         if raw.is_empty() {
-            return;
+            break;
         }
-        let at = rng.below(raw.len());
-        match rng.below(3) {
-            0 => raw[at] = rng.next_u64() as u8,
-            1 => raw.truncate(at),
-            _ => {
-                let other = &pool[rng.below(pool.len())];
-                let from = rng.below(other.len().max(1));
-                let end = (from + splice).min(other.len());
-                raw.splice(at..at, other.get(from..end).unwrap_or(&[]).iter().copied());
+        match change {
+            Mutation::Set(at, byte) => {
+                let at = at.index(raw.len());
+                raw[at] = *byte;
+            }
+            Mutation::Cut(at) => raw.truncate(at.index(raw.len())),
+            Mutation::Splice {
+                at,
+                mail,
+                from,
+                len,
+            } => {
+                let other = &pool[mail.index(pool.len())];
+                let from = from.index(other.len().max(1)).min(other.len());
+                let end = (from + len).min(other.len());
+                let at = at.index(raw.len());
+                raw.splice(at..at, other[from..end].iter().copied());
             }
         }
+    }
+    raw
+}
+
+/// Runs `deliver` on `cases` mails, each one of `pool` changed 1 to `most`
+/// times (splices of at most `splice` bytes): a fuzzer over real mail. A
+/// mail that makes it panic is shrunk by proptest to a small change, and
+/// the test fails showing it.
+pub fn fuzz(
+    pool: &[Vec<u8>],
+    cases: u32,
+    (most, splice): (usize, usize),
+    deliver: impl FnMut(&[u8]),
+) {
+    let change = prop_oneof![
+        (any::<Index>(), any::<u8>()).prop_map(|(at, byte)| Mutation::Set(at, byte)),
+        any::<Index>().prop_map(Mutation::Cut),
+        (any::<Index>(), any::<Index>(), any::<Index>(), 0..=splice).prop_map(
+            |(at, mail, from, len)| Mutation::Splice {
+                at,
+                mail,
+                from,
+                len
+            }
+        ),
+    ];
+    let cases_strategy = (any::<Index>(), prop::collection::vec(change, 1..=most));
+    let config = Config {
+        cases,
+        // The failing mail is in the panic's message; no regression files
+        // are written into the source tree.
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let deliver = std::cell::RefCell::new(deliver);
+    let result = TestRunner::new(config).run(&cases_strategy, |(base, changes)| {
+        let mail = mutated(&pool[base.index(pool.len())], pool, &changes);
+        (deliver.borrow_mut())(&mail);
+        Ok(())
+    });
+    if let Err(TestError::Fail(reason, (base, changes))) = result {
+        let mail = mutated(&pool[base.index(pool.len())], pool, &changes);
+        panic!(
+            "{reason}, on this mail:\n{}\n({changes:?} on mail {})",
+            String::from_utf8_lossy(&mail),
+            base.index(pool.len())
+        );
+    } else if let Err(abort) = result {
+        panic!("{abort}");
     }
 }
 

@@ -34,10 +34,23 @@ wait_for "North plays"
 check "the computer says what it did" "North plays a: "
 tmux -S "$socket" send-keys -t play "z" Enter
 wait_for "not a pit"
-check "a bad move is answered" "'z' is not a pit"
+check "a bad move is answered with the game's pits" "'z' is not a pit: pits are letters a to f (or digits 1 to 6)"
 tmux -S "$socket" send-keys -t play "quit" Enter
 wait_for "SESSION-ENDED"
 check "quit ends the game and saves it" "The sheet is saved in"
+tmux -S "$socket" kill-server 2>/dev/null
+# At a terminal the rules are plain text: headings underlined, no Markdown marks.
+socket="$dir/rules.sock"
+tmux -S "$socket" new-session -d -s play -x 90 -y 60 \
+    "$bin rules waurie; echo RULES-ENDED; sleep 30"
+wait_for "RULES-ENDED"
+check "the rules' heading is underlined" "^---------------$"
+check "the rules' clarifications read plain" "^- Clarification: a bonus sowing"
+if ! screen | grep -q RULES-ENDED || screen | grep -q -e '\*\*' -e '^## ' -e '`'; then
+    failed=$((failed + 1)); echo "FAIL Markdown marks at the terminal:"; screen
+else
+    passed=$((passed + 1)); echo "ok   no Markdown marks at the terminal"
+fi
 tmux -S "$socket" kill-server 2>/dev/null
 if "$bin" show "$dir/game.txt" >/dev/null; then
     passed=$((passed + 1)); echo "ok   the saved sheet reads back"

@@ -15,21 +15,26 @@ one out:
   Liberation Sans here, Arial's metrics), in a 800 px window and a 360 px one
   (a phone);
 * with every font-family stripped (a client that imposes its own font), the
-  browser's default font set to DejaVu Serif.
+  browser's default font set to DejaVu Serif, in both windows.
 
 Both fonts are proportional, and the test checks that they are: a run of "i"
 is far narrower than a run of "M". From getBoundingClientRect it then checks
 that every count sits under (or over) its pit's letter, the north row above
 the south row, the letters outside the rows, the stores (Waurie, Mankala) at
 the two ends spanning both rows, no two cells overlapping, every count inside
-its cell, the board inside the window (the 360 px one too), the counts those
-of the text/plain board, and the shaded pit the one that the "Last move" note
-names (none before the first move).
+its cell, nothing wider than the window (the 360 px one too: no element cut
+at its edge or spilling out of its own box, no sideways scroll), the counts
+those of the text/plain board, the shaded pit the one that the "Last move"
+note names (none before the first move), and in the mail to the player to
+move the instruction ([data-next]) under the board, above the log, bold and
+larger than any other text below the board (no other mail has one).
 
 Then it breaks the HTML on purpose (a count moved to the end of its row, a
 letter row shifted by a cell, the rows swapped, a store moved in between the
 pits, a letter pushed onto a count, a count pushed off its centre, a count
-changed) and checks that each is caught. `--screenshots DIR` also saves the
+changed, the instruction made small or put below the log, the board's table
+made too wide for a phone, paragraphs that will not wrap) and checks that
+each is caught. `--screenshots DIR` also saves the
 board of each ruleset in mid-game as DIR/<ruleset>.png.
 
 Prints a final line `N passed, M failed` and exits non-zero on any failure.
@@ -228,13 +233,35 @@ MEASURE = r"""
     shot = {x: Math.max(0, r.left - 8), y: Math.max(0, r.top - 8),
             width: right - r.left + 16, height: bottom - r.top + 14};
   }
-  return {pits, letters, stores, widths, shot,
+  // the instruction to move: its size and weight against every other text
+  // below the board, and where it stands against the log's table
+  const next = document.querySelector('[data-next]');
+  let instruction = null;
+  if (next && table) {
+    const size = e => parseFloat(getComputedStyle(e).fontSize);
+    const below = [...document.body.querySelectorAll('*')].filter(e => {
+      const at = table.compareDocumentPosition(e);
+      return (at & Node.DOCUMENT_POSITION_FOLLOWING) && !(at & Node.DOCUMENT_POSITION_CONTAINED_BY)
+        && !next.contains(e) && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    });
+    instruction = {size: size(next), weight: parseInt(getComputedStyle(next).fontWeight),
+                   top: next.getBoundingClientRect().top,
+                   biggest: Math.max(0, ...below.map(size)),
+                   log: Math.min(...[...document.querySelectorAll('table')].filter(t => t !== table)
+                                 .map(t => t.getBoundingClientRect().top))};
+  }
+  return {pits, letters, stores, widths, shot, instruction,
           dups: Object.entries(seen).filter(([k, n]) => n > 1).map(([k]) => k),
           table: table ? box(table.getBoundingClientRect()) : null,
           viewport: window.innerWidth, scroll: document.documentElement.scrollWidth,
-          overflowing: [...document.body.children]
-            .filter(e => e.getBoundingClientRect().left + e.scrollWidth > window.innerWidth + 1)
-            .map(e => e.tagName.toLowerCase())};
+          // what is cut at the window's edge or spills out of its own box
+          // (and so scrolls sideways, or is hidden, in a mail client)
+          overflowing: (wide => wide.filter(e => !wide.some(d => d !== e && e.contains(d))))(
+            [...document.body.querySelectorAll('*')]
+              .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 ||
+                           (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)))
+            .map(e => ({tag: e.tagName.toLowerCase(), right: e.getBoundingClientRect().right,
+                        text: e.textContent.trim().replace(/\s+/g, ' ').slice(0, 40)}))};
 })()
 """
 
@@ -361,6 +388,32 @@ def check_mark(m, html, label):
     return []
 
 
+def check_instruction(m, plain):
+    """The mail to the player to move says how in its most visible text after the board,
+    above the log; no other mail has that text."""
+    told = plain is not None and "Legal moves" in plain
+    i = m["instruction"]
+    if not told:
+        return ["an instruction to move in a mail to a player not to move"] if i else []
+    if not i:
+        return ["no instruction to move ([data-next]) under the board"]
+    problems = []
+    if i["size"] <= i["biggest"] or i["weight"] < 700:
+        problems.append(f"the instruction ({i['size']:.0f} px, weight {i['weight']}) is not the most "
+                        f"visible text after the board (the biggest other is {i['biggest']:.0f} px)")
+    if i["top"] > i["log"]:
+        problems.append("the instruction is below the log")
+    return problems
+
+
+def too_wide(m):
+    """The page wider than its window, and the innermost elements that make it so."""
+    if m["scroll"] <= m["viewport"] + EDGE and not m["overflowing"]:
+        return []
+    return [f"the page is {m['scroll']} px wide in a {m['viewport']} px window: " + "; ".join(
+        f"<{o['tag']}> {o['text']!r} ends at {o['right']:.0f} px" for o in m["overflowing"][:3])]
+
+
 def strip_fonts(html):
     return re.sub(r"font-family:[^;\"]*;?", "", html)
 
@@ -429,6 +482,16 @@ def shade_another_pit(html):
     return style_cell("data-pit", other, "background-color:#ffe08a")(html)
 
 
+def instruction_below_log(html):
+    found = re.search(r'<p data-next="move".*?</p>\n', html, re.S)
+    if not found:
+        return html
+    html = html.replace(found.group(0), "")
+    instruction = found.group(0)
+    end = html.index("</table>", html.index('cellpadding="2"'))
+    return html[:end + len("</table>\n")] + instruction + html[end + len("</table>\n"):]
+
+
 BREAKAGES = [  # name, rulesets, edit, a word the report must have
     ("a count moved to the end of its row", ["super-wari", "mankala"], move_count_to_row_end,
      "south-c: the count's cell"),
@@ -446,6 +509,21 @@ BREAKAGES = [  # name, rulesets, edit, a word the report must have
      "north-b 99 in HTML"),
     ("the shading on another pit than the note's", ["wari", "mankala"], shade_another_pit,
      "the board shades"),
+    ("the instruction made small and grey", ["wari", "kalah"],
+     lambda html: re.sub(r'(<p data-next="move" style="[^"]*)"',
+                         r'\1;font-size:11px;font-weight:normal;color:#444"', html),
+     "not the most visible"),
+    ("the instruction put below the log", ["super-wari", "waurie"], instruction_below_log,
+     "below the log"),
+]
+
+
+WIDTH_BREAKAGES = [  # name, rulesets, edit: each must make the 360 px page too wide
+    ("the board's table made 420 px wide", ["wari", "kalah"],
+     lambda html: html.replace('<table role="presentation"', '<table width="420" role="presentation"',
+                               1)),
+    ("paragraphs that will not wrap", ["super-wari", "waurie"],
+     lambda html: html.replace('<p style="', '<p style="white-space:nowrap;')),
 ]
 
 
@@ -495,7 +573,6 @@ def main():
 
 def run(browser, games, shots):
     fonts = {}
-    wide = {}  # the page, not the board, wider than the window
     for (ruleset, game), mails in games.items():
         for label, plain, html in mails:
             name = f"{ruleset}{game}, {label}"
@@ -511,16 +588,14 @@ def run(browser, games, shots):
                 counts = None
                 problems.append(f"cannot read the text/plain board: {e!r}")
             for variant, page, width in (("as sent", html, 800), ("as sent, 360 px", html, 360),
-                                         ("fonts stripped", strip_fonts(html), 800)):
+                                         ("fonts stripped", strip_fonts(html), 800),
+                                         ("fonts stripped, 360 px", strip_fonts(html), 360)):
                 m = render(browser, page, width)
                 got = [f"{variant}: {p}" for p in proportional(m) + check_layout(m, ruleset, counts)
-                       + check_mark(m, html, label)]
+                       + check_mark(m, html, label) + too_wide(m) + check_instruction(m, plain)]
                 if m["table"] and m["table"]["r"] > m["viewport"] + EDGE:
                     got.append(f"{variant}: the board ends at {m['table']['r']:.0f} px, "
                                f"past the {m['viewport']} px window")
-                if m["scroll"] > m["viewport"] + EDGE:
-                    wide.setdefault(variant, set()).add(
-                        (ruleset + game, m["scroll"], m["viewport"], "/".join(m["overflowing"])))
                 problems += got
                 if variant not in fonts and m["pits"]:
                     fonts[variant] = (browser.fonts_of("[data-pit]"), browser.fonts_of("[data-letter]"),
@@ -532,25 +607,33 @@ def run(browser, games, shots):
         print(f"# {variant}: counts in {', '.join(pit_fonts)}, letters in {', '.join(letter_fonts)} "
               f"(asked for {w['family']}; 10 i {w['i']:.0f} px, 10 M {w['M']:.0f} px); "
               f"board {table_w:.0f} px wide")
-    for variant, pages in wide.items():
-        print(f"# note, {variant}: the page (not the board) is wider than the window: " + ", ".join(
-            f"{r} {s} px in {v} (<{o}>)" for r, s, v, o in sorted(pages)))
     result("the fonts used are proportional ones, not a monospace fallback",
            [f"{v}: {f[0]}" for v, f in fonts.items() if any("Mono" in n for n in f[0] + f[1])])
 
     for name, rulesets, edit, word in BREAKAGES:
         for ruleset in rulesets:
-            label, plain, html = games[(ruleset, "")][-1]
+            # the last mail the edit applies to (the instruction is in the mover's alone)
+            mails = games[(ruleset, "")]
+            label, plain, html = next((x for x in reversed(mails) if edit(x[2]) != x[2]), mails[-1])
             broken = edit(html)
             problems = []
             if broken == html:
                 problems.append("the edit changed nothing")
             m = render(browser, broken, 800)
             found = check_layout(m, ruleset, text_board(plain, RULESETS[ruleset][1])) + \
-                check_mark(m, broken, label)
+                check_mark(m, broken, label) + check_instruction(m, plain)
             if not any(word in p for p in found):
                 problems.append(f"not caught: no {word!r} among {found}")
             result(f"caught: {name} ({ruleset})", problems)
+
+    for name, rulesets, edit in WIDTH_BREAKAGES:
+        for ruleset in rulesets:
+            label, plain, html = games[(ruleset, "")][-1]
+            broken = edit(html)
+            problems = ["the edit changed nothing"] if broken == html else []
+            if not too_wide(render(browser, broken, 360)):
+                problems.append("not caught: the 360 px page is not found too wide")
+            result(f"caught: {name} (360 px, {ruleset})", problems)
 
     if shots:
         os.makedirs(shots, exist_ok=True)

@@ -4,9 +4,9 @@
 //! id derives from the mail that asked for it, so a retry finds the game
 //! its first delivery made, however far that delivery got.
 
-use super::{HostedReferee, Scene};
+use super::{Decision, Did, HostedReferee, Scene};
 use crate::engine::Side;
-use crate::hosted::HostedGame;
+use crate::hosted::{Event, HostedGame};
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
@@ -190,11 +190,12 @@ impl HostedReferee {
             notes: Default::default(),
             questions: Vec::new(),
         };
-        let (replies, summary) = scene.opening(side, computer.is_some(), &news, inviter, now);
+        let opening = scene.opening(side, computer.is_some(), &news, inviter, now);
+        let summary = scene.summary(&opening.did);
         // The game first: it is the mail's record (a retry finds it by its
         // id). Then the sender's count; lost to a crash, it is one answer
         // the sender gets for free, never a mail lost.
-        game.commit(letter.identity.clone(), replies)?;
+        game.commit(letter.identity.clone(), opening.replies)?;
         if !verified {
             sender.record.count_answer(now);
             sender.save()?;
@@ -350,16 +351,14 @@ impl Scene<'_> {
         news: &str,
         inviter: &Mailbox,
         now: u64,
-    ) -> (Vec<super::Outgoing>, String) {
+    ) -> Decision {
         if !against_computer {
-            let summary = format!("invitation sent by {}", inviter.address);
-            return (invitations(self, side, news), summary);
+            let did = Did::Invited(inviter.address.clone());
+            return Decision::new(invitations(self, side, news), did);
         }
-        let mut news = format!("{} challenges the computer.", self.game.name(side));
-        if let Some(replies) = self.game.computer_replies(now) {
-            news = news + " " + &self.said(&[replies]);
-        }
-        (self.both(&news, None), news)
+        let events: Vec<Event> = self.game.computer_replies(now).into_iter().collect();
+        let did = Did::Challenged(side, events);
+        Decision::new(self.both(&self.summary(&did), None), did)
     }
 }
 
@@ -414,4 +413,76 @@ fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing>
         ),
     );
     to_invitee.into_iter().chain(to_inviter).collect()
+}
+
+/// The invitee's answer.
+impl Scene<'_> {
+    /// The invitee's mail: a decline, an accept, or a first move (which
+    /// accepts too, and is played with the rest of the mail).
+    ///
+    /// # Errors
+    /// As [`Scene::decide`].
+    pub(super) fn invitee_answers(
+        &mut self,
+        letter: &Letter,
+        from: &Mailbox,
+        invitee: Side,
+        acts: Vec<Command>,
+        quoted: bool,
+        from_note: &str,
+    ) -> Result<Decision, StoreError> {
+        let (side, now) = (invitee, store::now());
+        let moves = !letter.move_lines.is_empty() || quoted;
+        let wants_board = letter.move_lines.is_empty() && letter.has(&Command::Board(None));
+        // A move line that reads as a move (a garbled one accepts nothing).
+        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
+        let declines = acts.contains(&Command::Decline);
+        if !has_move || self.game.game().to_move() != Some(invitee) || declines {
+            self.note_answers(side)?;
+        }
+        // The invitee's name as they give it (their From display name),
+        // not as the inviter wrote it.
+        let registered = self.game.record().player(invitee).address.clone();
+        if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
+            if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
+                self.game.name_invitee(invitee, clean_name(name));
+            }
+        }
+        if declines {
+            return Ok(match self.game.decline_invitation(invitee, now) {
+                Ok(event) => self.declined(event),
+                Err(refusal) => self.refuse(side, &self.refusal(refusal), from_note),
+            });
+        }
+        if !acts.contains(&Command::Accept) && !has_move {
+            if wants_board {
+                return Ok(self.board_asked(side, Some(&Refusal::AcceptOrDecline.to_string())));
+            }
+            return Ok(self.refuse(side, &Refusal::AcceptOrDecline, from_note));
+        }
+        if !has_move || self.game.game().to_move() != Some(side) {
+            return Ok(match self.game.accept_invitation(invitee, now) {
+                Ok(event) => {
+                    let events = vec![event];
+                    Decision::new(self.both(&self.news(&events), None), Did::Acted(events))
+                }
+                Err(refusal) => self.refuse(side, &self.refusal(refusal), from_note),
+            });
+        }
+        // A first move accepts too: played with the rest of the mail.
+        let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
+        self.act(letter, side, acts, moves, from_note)
+    }
+
+    /// The word of a declined invitation to both, without a board.
+    fn declined(&self, event: Event) -> Decision {
+        let events = vec![event];
+        let mut top = game_line(&self.game.sheet(), &self.news(&events));
+        top.push('\n');
+        let mail = Side::BOTH
+            .iter()
+            .filter_map(|&s| self.mail(s, top.clone()))
+            .collect::<Vec<_>>();
+        Decision::new(mail, Did::Acted(events))
+    }
 }

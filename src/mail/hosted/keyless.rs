@@ -5,10 +5,11 @@
 
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
-use crate::mail::compose::{self, clean_name, is_placeholder, note, signature, Outgoing};
+use crate::mail::compose::{self, clean_name, is_placeholder, note, signature};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
+use crate::mail::outgoing::Outgoing;
 use crate::mail::play::{play_turn, read_request};
 use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_opponent;
@@ -82,7 +83,7 @@ impl HostedReferee {
         let plays_here = registered.is_some();
         let reply_to = only_game.filter(|_| plays_here && !help);
         let body = if plays_here && !help && letter.rules_asked().is_none() {
-            let games_text = self.games_text(secrets, Ok(games), &from.address);
+            let games_text = self.games_text(secrets, games, &from.address);
             format!(
                 "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
                 compose::REFEREE_LINE

@@ -11,22 +11,22 @@ mod keyless;
 mod questions;
 mod remind;
 
-pub use remind::Reminder;
+pub use remind::{Reminder, Reminders, Skip};
 
 use std::fmt::Write as _;
 
 use super::command::Command;
-use super::compose::{
-    self, game_line, key_block, mailbox_of, note, sheet_body_drawn, signature, Drawn, Outgoing,
-};
+use super::compose::{self, game_line, key_block, note, sheet_body_drawn, signature};
 use super::delivery::{DeliveryError, Postman, Report, Transaction};
+use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
+use super::outgoing::{mailbox_of, Outgoing};
 use super::play::read_request;
 use super::refusal::Refusal;
 use super::Identity;
 use crate::engine::{Pit, Side};
-use crate::hosted::HostedGame;
+use crate::hosted::{Event, HostedGame};
 use crate::sheet::RawSheet;
 use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Lock, LockOn, Secrets};
 use crate::store::{SenderRecord, Standing, Store, StoreError};
@@ -162,11 +162,11 @@ impl HostedReferee {
             notes: Default::default(),
             questions: Vec::new(),
         };
-        if side == scene.game.record().inviter {
-            scene.game.record_mut().inviter_confirmed = true; // their key, in their mail
-        }
-        let (replies, summary) = scene.decide(letter, from, side);
-        let (replies, sender) = self.gate_unconfirmed(secrets, game.record.record(), replies)?;
+        scene.game.key_shown(side);
+        let decision = scene.decide(letter, from, side)?;
+        let summary = scene.summary(&decision.did);
+        let (replies, sender) =
+            self.gate_unconfirmed(secrets, game.record.record(), decision.replies)?;
         game.commit(letter.identity.clone(), replies)?;
         // After the game: a crash between costs the sender nothing.
         if let Some(sender) = &sender {
@@ -221,6 +221,42 @@ fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreEr
     StoreError::Corrupt {
         path: store.dir().join(format!("{id}.json")),
         error: error.to_string(),
+    }
+}
+
+/// What a mail decided: the replies it owes, and what it did.
+struct Decision {
+    replies: Vec<Outgoing>,
+    did: Did,
+}
+
+/// What a mail did, for the log (worded by [`Scene::summary`]).
+enum Did {
+    /// The game's events: the news to both players, notes to one.
+    Acted(Vec<Event>),
+    /// Words for the opponent from `side`, and no act.
+    Chat(Side),
+    /// Only conditional moves kept: their writer alone is told.
+    ConditionsKept,
+    /// Nothing done, for this reason.
+    Refused(Refusal),
+    /// The board, as asked.
+    Board,
+    /// This many questions answered, and nothing done.
+    Answered(usize),
+    /// A new game's invitation, sent by this address.
+    Invited(String),
+    /// `side` challenged the computer, which played these first turns.
+    Challenged(Side, Vec<Event>),
+}
+
+impl Decision {
+    /// `replies` for what a mail `did`.
+    fn new(replies: impl IntoIterator<Item = Outgoing>, did: Did) -> Decision {
+        Decision {
+            replies: replies.into_iter().collect(),
+            did,
+        }
     }
 }
 
@@ -329,7 +365,7 @@ impl Scene<'_> {
     }
 
     /// A refusal to `side`: what is wrong, and the board as it stands.
-    fn refuse(&self, side: Side, refusal: &Refusal, from_note: &str) -> (Vec<Outgoing>, String) {
+    fn refuse(&self, side: Side, refusal: &Refusal, from_note: &str) -> Decision {
         let said = format!("{from_note}{refusal}");
         let mail = self.board(
             side,
@@ -337,14 +373,23 @@ impl Scene<'_> {
             Some(&said),
             None,
         );
-        (mail.into_iter().collect(), format!("refused: {refusal}"))
+        Decision::new(mail, Did::Refused(refusal.clone()))
     }
 
     /// Decides what a keyed mail does to its game. Its questions are
     /// answered in the order asked, its acts (offers and their answers, a
     /// takeback, the move and its `if` lines, a resignation) done in the
     /// order written; all in one reply to each player.
-    fn decide(&mut self, letter: &Letter, from: &Mailbox, side: Side) -> (Vec<Outgoing>, String) {
+    ///
+    /// # Errors
+    /// When the store cannot answer a question: the operator's to mend,
+    /// never answered as if the writer had no games.
+    fn decide(
+        &mut self,
+        letter: &Letter,
+        from: &Mailbox,
+        side: Side,
+    ) -> Result<Decision, StoreError> {
         // The answer goes to the key's owner; if someone else wrote, say so.
         let from_note = match &self.game.record().player(side).address {
             Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
@@ -355,11 +400,11 @@ impl Scene<'_> {
         };
         let commands = match &letter.commands {
             Ok(commands) => commands.clone(),
-            Err(refusal) => return self.refuse(side, refusal, &from_note),
+            Err(refusal) => return Ok(self.refuse(side, refusal, &from_note)),
         };
         let has = |c: &Command| commands.contains(c);
         if commands.iter().any(|c| matches!(c, Command::New { .. })) {
-            return self.refuse(side, &Refusal::NewAndMove, &from_note);
+            return Ok(self.refuse(side, &Refusal::NewAndMove, &from_note));
         }
         let questions: Vec<Command> = commands
             .iter()
@@ -388,23 +433,18 @@ impl Scene<'_> {
         let (standing, inviter) = (self.game.record().standing, self.game.record().inviter);
         match standing {
             Standing::Declined => {
-                self.note_answers(side);
+                self.note_answers(side)?;
                 let name = self.game.name(inviter.other()).to_string();
-                return self.refuse(side, &Refusal::Declined { name }, &from_note);
+                return Ok(self.refuse(side, &Refusal::Declined { name }, &from_note));
             }
             Standing::Invited { invitee } if side != invitee => {
-                self.note_answers(side);
+                self.note_answers(side)?;
                 let name = self.game.name(invitee).to_string();
+                let refusal = Refusal::NotAccepted { name };
                 if wants_board {
-                    let mail = self.board(
-                        side,
-                        "the board, as you asked.",
-                        Some(&Refusal::NotAccepted { name }.to_string()),
-                        None,
-                    );
-                    return (mail.into_iter().collect(), "board".into());
+                    return Ok(self.board_asked(side, Some(&refusal.to_string())));
                 }
-                return self.refuse(side, &Refusal::NotAccepted { name }, &from_note);
+                return Ok(self.refuse(side, &refusal, &from_note));
             }
             Standing::Invited { .. } => {
                 return self.invitee_answers(letter, from, side, acts, quoted, &from_note);
@@ -412,16 +452,16 @@ impl Scene<'_> {
             Standing::Playing => {}
         }
         if wants_board && acts.is_empty() {
-            self.note_answers(side);
-            let mail = self.board(
-                side,
-                "the board, as you asked.",
-                (!from_note.is_empty()).then_some(from_note.trim()),
-                None,
-            );
-            return (mail.into_iter().collect(), "board".into());
+            self.note_answers(side)?;
+            return Ok(self.board_asked(side, (!from_note.is_empty()).then_some(from_note.trim())));
         }
         self.act(letter, side, acts, moves, &from_note)
+    }
+
+    /// The board to `side` alone, as they asked, with what `said`.
+    fn board_asked(&self, side: Side, said: Option<&str>) -> Decision {
+        let mail = self.board(side, "the board, as you asked.", said, None);
+        Decision::new(mail, Did::Board)
     }
 
     /// Questions alone: one mail to the asker, the game untouched.
@@ -430,11 +470,11 @@ impl Scene<'_> {
         side: Side,
         questions: &[Command],
         commands: &[Command],
-    ) -> (Vec<Outgoing>, String) {
-        let answers: Vec<(String, String)> = questions
+    ) -> Result<Decision, StoreError> {
+        let answers = questions
             .iter()
             .map(|question| self.answer(side, question))
-            .collect();
+            .collect::<Result<Vec<(String, String)>, StoreError>>()?;
         // Questions alone: one mail to the asker, the game untouched.
         let title = match answers.as_slice() {
             [(title, _)] => title.clone(),
@@ -453,88 +493,8 @@ impl Scene<'_> {
             // Beside an old or imagined board, the real one, to reply to.
             let _ = write!(body, "\nThe game as it stands:\n\n{}", self.game.sheet());
         }
-        let summary = answers.len().to_string() + " answered";
-        (self.mail(side, body).into_iter().collect(), summary)
-    }
-
-    /// The invitee's mail: a decline, an accept, or a first move (which
-    /// accepts too, and is played with the rest of the mail).
-    fn invitee_answers(
-        &mut self,
-        letter: &Letter,
-        from: &Mailbox,
-        invitee: Side,
-        acts: Vec<Command>,
-        quoted: bool,
-        from_note: &str,
-    ) -> (Vec<Outgoing>, String) {
-        let (side, now) = (invitee, store::now());
-        let moves = !letter.move_lines.is_empty() || quoted;
-        let wants_board = letter.move_lines.is_empty()
-            && letter
-                .commands
-                .as_ref()
-                .is_ok_and(|c| c.contains(&Command::Board(None)));
-        // A move line that reads as a move (a garbled one accepts nothing).
-        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
-        if !has_move
-            || self.game.game().to_move() != Some(invitee)
-            || acts.contains(&Command::Decline)
-        {
-            self.note_answers(side);
-        }
-        // The invitee's name as they give it (their From display name),
-        // not as the inviter wrote it.
-        let registered = self.game.record().player(invitee).address.clone();
-        if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
-            if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
-                let record = self.game.record_mut();
-                let name = compose::clean_name(name);
-                match invitee {
-                    Side::South => record.south.name = name,
-                    Side::North => record.north.name = name,
-                }
-            }
-        }
-        if acts.contains(&Command::Decline) {
-            let record = self.game.record_mut();
-            record.standing = Standing::Declined;
-            record.last_activity = now;
-            let news = format!(
-                "{} declined the game. Nothing more will be mailed about it.",
-                self.game.name(invitee)
-            );
-            let mut top = game_line(&self.game.sheet(), &news);
-            top.push('\n');
-            let mail = Side::BOTH
-                .iter()
-                .filter_map(|&s| self.mail(s, top.clone()))
-                .collect();
-            return (mail, "declined".into());
-        }
-        if !acts.contains(&Command::Accept) && !has_move {
-            if wants_board {
-                let mail = self.board(
-                    side,
-                    "the board, as you asked.",
-                    Some(&Refusal::AcceptOrDecline.to_string()),
-                    None,
-                );
-                return (mail.into_iter().collect(), "board".into());
-            }
-            return self.refuse(side, &Refusal::AcceptOrDecline, from_note);
-        }
-        if !has_move || self.game.game().to_move() != Some(side) {
-            let record = self.game.record_mut();
-            record.standing = Standing::Playing;
-            record.last_activity = now;
-            let news = format!("{} accepted: the game is on.", self.game.name(invitee));
-            self.game.computer_replies(now);
-            return (self.both(&news, None), "accepted".into());
-        }
-        // A first move accepts too: played with the rest of the mail.
-        let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
-        self.act(letter, side, acts, moves, from_note)
+        let did = Did::Answered(answers.len());
+        Ok(Decision::new(self.mail(side, body), did))
     }
 
     /// The move written in place of the `?` of a quoted log of this game.

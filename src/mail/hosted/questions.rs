@@ -14,18 +14,30 @@ use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
 impl Scene<'_> {
     /// Answers the writer's questions in their mail, in the order asked.
-    pub(super) fn note_answers(&mut self, side: Side) {
+    ///
+    /// # Errors
+    /// As [`Scene::answer`].
+    pub(super) fn note_answers(&mut self, side: Side) -> Result<(), StoreError> {
         for question in std::mem::take(&mut self.questions) {
-            let (title, text) = self.answer(side, &question);
+            let (title, text) = self.answer(side, &question)?;
             self.notes[side.index()].push(format!("{title}\n\n{}", text.trim_end()));
         }
+        Ok(())
     }
 
     /// The title and text of the answer to `question`.
-    pub(super) fn answer(&self, side: Side, question: &Command) -> (String, String) {
+    ///
+    /// # Errors
+    /// When the store cannot say what the answer needs (the writer's games,
+    /// the ratings): never answered as if there were none.
+    pub(super) fn answer(
+        &self,
+        side: Side,
+        question: &Command,
+    ) -> Result<(String, String), StoreError> {
         let record = self.game.record();
         let address = record.player(side).address.as_deref().unwrap_or("");
-        match question {
+        Ok(match question {
             Command::Help => (
                 "help, as you asked.".into(),
                 super::game_help_text(self.game.game().rules()),
@@ -35,27 +47,28 @@ impl Scene<'_> {
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
             Command::Games => {
-                let games = self.games_now(record, address);
+                let games = self.games_now(record, address)?;
                 (
                     "your games, as you asked.".into(),
-                    self.referee
-                        .games_text(self.secrets, games.as_deref(), address),
+                    self.referee.games_text(self.secrets, &games, address),
                 )
             }
             Command::History => {
-                let games = self.games_now(record, address);
+                let games = self.games_now(record, address)?;
                 (
                     "your finished games, as you asked.".into(),
-                    history_text(games.as_deref(), address),
+                    history_text(&games, address),
                 )
             }
-            Command::Ratings(ruleset) => (
-                "the ratings, as you asked.".into(),
-                match self.referee.store.ratings_after(*ruleset, record) {
-                    Ok(list) => ratings_text(&list, address),
-                    Err(e) => format!("The ratings cannot be drawn just now ({e}).\n"),
-                },
-            ),
+            Command::Ratings(ruleset) => {
+                let leaders = (self.referee.store).leaders(
+                    *ruleset,
+                    RATINGS_SHOWN,
+                    Some(address),
+                    Some(record),
+                )?;
+                ("the ratings, as you asked.".into(), ratings_text(&leaders))
+            }
             Command::Analysis => (
                 "the game turn by turn, as you asked.".into(),
                 analysis_text(&self.game.sheet()),
@@ -63,13 +76,18 @@ impl Scene<'_> {
             Command::Board(Some(turns)) => self.board_after(record, *turns),
             Command::Preview(turns) => self.preview(side, turns),
             _ => (String::new(), String::new()),
-        }
+        })
     }
 
     /// The store's games, this one as the mail's acts leave it: the
-    /// answers are on the game after the mail, not before it.
+    /// answers are on the game after the mail, not before it. A game file
+    /// that cannot be read is an error, not a game left out.
     fn games_now(&self, record: &GameRecord, address: &str) -> Result<Vec<GameRecord>, StoreError> {
-        let mut games = self.referee.store.games_of(self.secrets, address)?.games;
+        let mut games = self
+            .referee
+            .store
+            .games_of(self.secrets, address)?
+            .whole()?;
         match games.iter_mut().find(|g| g.id == record.id) {
             Some(stored) => *stored = record.clone(),
             None => games.push(record.clone()),
@@ -177,14 +195,12 @@ fn marked(what: &str, sheet: &Sheet) -> String {
 
 /// The best of each game and the asker's own standing: a mail that
 /// fits a window however many play here.
-fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
-    let shown = ratings::leaders(list, RATINGS_SHOWN, &crate::store::mailbox_key(address));
-    let mut text = ratings::table(&shown);
-    if shown.len() < list.len() {
+fn ratings_text(leaders: &ratings::Leaders) -> String {
+    let mut text = ratings::table(&leaders.list);
+    if leaders.cut {
         let _ = writeln!(
             text,
-            "\n(The best {RATINGS_SHOWN} of each game, and yours, of {} in all.)",
-            list.len()
+            "\n(The best {RATINGS_SHOWN} of each game, and yours.)"
         );
     }
     text
@@ -194,11 +210,7 @@ fn ratings_text(list: &[ratings::Rating], address: &str) -> String {
 const RATINGS_SHOWN: usize = 10;
 
 /// `address`'s finished games, the latest first, with their results.
-pub(super) fn history_text(listing: Result<&[GameRecord], &StoreError>, address: &str) -> String {
-    let games = match listing {
-        Ok(games) => games,
-        Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
-    };
+pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
     let mut finished: Vec<(u64, String)> = Vec::new();
     for record in games {
         if record.side_of(address).is_none() || record.standing != Standing::Playing {
@@ -245,13 +257,9 @@ impl HostedReferee {
     pub(super) fn games_text(
         &self,
         secrets: &Secrets,
-        listing: Result<&[GameRecord], &StoreError>,
+        games: &[GameRecord],
         address: &str,
     ) -> String {
-        let games = match listing {
-            Ok(games) => games,
-            Err(e) => return format!("Your games cannot be listed just now ({e}).\n"),
-        };
         let mut going: Vec<(bool, String)> = Vec::new();
         let mut finished = 0;
         for record in games {

@@ -25,11 +25,61 @@ pub enum Reminder {
     },
 }
 
+/// For the log: the game first, as every line of the referee's.
+impl std::fmt::Display for Reminder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reminder::Nudged { game, player } => write!(f, "{game} reminded {player} to move"),
+            Reminder::Forfeited { game, player } => {
+                write!(f, "{game} {player} forfeits: no move in time")
+            }
+            Reminder::Resent { game, mails } => {
+                write!(f, "{game} sent {mails} notice(s) that had failed to go")
+            }
+        }
+    }
+}
+
+/// Why `remind` left a game that the index said might be due alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Skip {
+    /// An invitation not yet accepted, or a game over (or gone).
+    NotPlaying,
+    /// The inviter never showed their key: their From may have been forged.
+    InviterUnconfirmed,
+    /// The computer is to move, or a player with no address.
+    NoOneToRemind,
+    /// Not idle long enough, or reminded already and not yet to forfeit.
+    NotDue,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Skip::NotPlaying => "not being played",
+            Skip::InviterUnconfirmed => "inviter never keyed",
+            Skip::NoOneToRemind => "no one to remind",
+            Skip::NotDue => "not due",
+        })
+    }
+}
+
+/// What one run of `remind` did.
+#[derive(Debug, Default)]
+pub struct Reminders {
+    pub done: Vec<Reminder>,
+    /// The games looked at and left alone, and why.
+    pub skipped: Vec<Skip>,
+    /// The games that could not be handled (each reported, none in silence).
+    pub problems: Vec<DeliveryError>,
+}
+
 impl HostedReferee {
     /// Nudges the player to move in every game idle for `nudge` seconds
     /// (once until they move), and forfeits those idle for `forfeit`.
     /// Returns what was done, and the games that could not be handled
-    /// (each reported, none skipped in silence).
+    /// (each reported, none skipped in silence); [`HostedReferee::clock`]
+    /// also counts the games left alone.
     pub fn remind(
         &self,
         now: u64,
@@ -37,21 +87,34 @@ impl HostedReferee {
         forfeit: u64,
         postman: &dyn Postman,
     ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
+        let run = self.clock(now, nudge, forfeit, postman)?;
+        Ok((run.done, run.problems))
+    }
+
+    /// As [`HostedReferee::remind`], with the games looked at and left alone.
+    pub fn clock(
+        &self,
+        now: u64,
+        nudge: u64,
+        forfeit: u64,
+        postman: &dyn Postman,
+    ) -> Result<Reminders, DeliveryError> {
         let secrets = self.store.secrets()?;
         // Only the games the index says may be due: none read otherwise.
         let due = self.store.due(now, nudge, forfeit)?;
-        let mut problems = Vec::new();
-        let mut done = Vec::new();
+        let mut run = Reminders::default();
         for id in &due.games {
-            if let Err(e) = self.remind_game(&secrets, id, now, nudge, forfeit, postman, &mut done)
-            {
-                problems.push(e);
+            match self.remind_game(&secrets, id, now, nudge, forfeit, postman, &mut run.done) {
+                Ok(Some(skip)) => run.skipped.push(skip),
+                Ok(None) => {}
+                Err(e) => run.problems.push(e),
             }
         }
-        Ok((done, problems))
+        Ok(run)
     }
 
-    /// One game's reminders, each noted in `done` once decided and saved.
+    /// One game's reminders, each noted in `done` once decided and saved;
+    /// why it was left alone, if it was.
     #[allow(clippy::too_many_arguments)]
     fn remind_game(
         &self,
@@ -62,10 +125,10 @@ impl HostedReferee {
         forfeit: u64,
         postman: &dyn Postman,
         done: &mut Vec<Reminder>,
-    ) -> Result<(), DeliveryError> {
+    ) -> Result<Option<Skip>, DeliveryError> {
         let (lock, record) = self.lock_game(id)?;
         let Some(record) = record else {
-            return Ok(());
+            return Ok(Some(Skip::NotPlaying)); // gone: the index was stale
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, id, e))?;
         let mut game = Transaction::new(&self.store, lock, hosted);
@@ -78,19 +141,22 @@ impl HostedReferee {
             });
         }
         let record = game.record.record();
-        if !record.is_playing() || !record.inviter_confirmed {
-            // Never a word to someone who has not accepted, nor to an inviter
-            // who never showed their key (their From may have been forged).
-            return Ok(());
+        // Never a word to someone who has not accepted, nor to an inviter
+        // who never showed their key (their From may have been forged).
+        if !record.is_playing() {
+            return Ok(Some(Skip::NotPlaying));
+        }
+        if !record.inviter_confirmed {
+            return Ok(Some(Skip::InviterUnconfirmed));
         }
         let Some(side) = game.record.game().to_move() else {
-            return Ok(());
+            return Ok(Some(Skip::NotPlaying));
         };
         if record.computer == Some(side) || record.player(side).address.is_none() {
-            return Ok(());
+            return Ok(Some(Skip::NoOneToRemind));
         }
         let idle = now.saturating_sub(record.last_activity);
-        let days = idle / 86_400;
+        let deadline = record.last_activity.saturating_add(forfeit);
         let name = record.player(side).name.clone();
         let (reminded, event) = (record.reminded, game.event());
         let scene = Scene {
@@ -105,7 +171,10 @@ impl HostedReferee {
         };
         let (what, mails) = if idle >= forfeit {
             scene.game.forfeit(side, now);
-            let news = format!("{name} has not moved for {days} days, and so forfeits the game.");
+            let news = format!(
+                "{name} has not moved for {}, and so forfeits the game.",
+                span(idle)
+            );
             let what = Reminder::Forfeited {
                 game: id.to_string(),
                 player: name,
@@ -113,7 +182,11 @@ impl HostedReferee {
             (what, scene.both(&news, None))
         } else if idle >= nudge && reminded.is_none() {
             scene.game.reminded(now);
-            let news = format!("a reminder: it has been your move for {days} days.");
+            let news = format!(
+                "a reminder: it has been your move for {}. Move by {}, or you forfeit the game.",
+                span(idle),
+                when(deadline)
+            );
             let what = Reminder::Nudged {
                 game: id.to_string(),
                 player: name,
@@ -123,11 +196,44 @@ impl HostedReferee {
                 scene.board(side, &news, None, None).into_iter().collect(),
             )
         } else {
-            return Ok(());
+            return Ok(Some(Skip::NotDue));
         };
         let key = MailKey(format!("remind-{}", scene.event));
         game.commit(key, mails)?;
         done.push(what);
-        game.send(postman, &mut report)
+        game.send(postman, &mut report).map(|()| None)
+    }
+}
+
+/// A time idle in words: `8 days`, `a day`, `36 hours`, `90 minutes`.
+fn span(seconds: u64) -> String {
+    match (seconds / 86_400, seconds / 3600) {
+        (1, _) => "a day".to_string(),
+        (days, _) if days > 1 => format!("{days} days"),
+        (_, hours) if hours > 1 => format!("{hours} hours"),
+        _ => format!("{} minutes", seconds / 60),
+    }
+}
+
+/// A moment for a player: `2026-12-21 at 09:05 UTC`.
+fn when(seconds: u64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    let stamp = crate::mail::transport::timestamp(time); // 2026-12-21T09:05:00Z
+    let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
+    format!("{date} at {} UTC", time.get(..5).unwrap_or(time))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_words() {
+        assert_eq!(span(8 * 86_400 + 5), "8 days");
+        assert_eq!(span(86_400 + 3600), "a day");
+        assert_eq!(span(36 * 3600 - 1), "a day");
+        assert_eq!(span(23 * 3600), "23 hours");
+        assert_eq!(span(90 * 60), "90 minutes");
+        assert_eq!(when(1_796_029_500), "2026-11-30 at 09:05 UTC");
     }
 }
