@@ -63,7 +63,7 @@ pub struct Tables {
 /// What a table's byte holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// The value less the homes' constant (Mankala, Kalah, Waurie).
+    /// The value less the homes' constant (the games valued by their pits).
     Pits(Scoring),
     /// The stones the mover wins from the board less the opponent's, and
     /// whether that is exact (Wari, Super-Wari: see [`capture`]).
