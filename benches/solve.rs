@@ -1,15 +1,20 @@
 //! Perfect play's speed: building endgame tables (positions a second) and
-//! the exact solver (nodes a second) on a fixed set of positions. Run:
-//! `cargo bench --bench solve`.
+//! the exact solver (nodes a second) on a fixed set of positions; for the
+//! capture games (Wari, Super-Wari) the tables' speed and how often
+//! `strong` keeps the tables' value. Run: `cargo bench --bench solve`.
 
 use std::time::Instant;
 
-use mancala::engine::{Position, Ruleset, Side, SplitMix64};
+use mancala::engine::{Game, Position, Ruleset, Side, SplitMix64};
+use mancala::opponent::Opponent;
 use mancala::solve::{Solver, Tables};
 
 const TABLE_STONES: usize = 12;
 
 fn main() {
+    for (ruleset, stones) in [(Ruleset::Wari, 10), (Ruleset::SuperWari, 7)] {
+        capture_tables(ruleset, stones);
+    }
     for ruleset in [Ruleset::Mankala, Ruleset::Waurie, Ruleset::Kalah] {
         let rules = ruleset.rules();
         let started = Instant::now();
@@ -61,4 +66,84 @@ fn main() {
             );
         }
     }
+}
+
+/// Builds `ruleset`'s tables to `stones` (positions a second), then
+/// plays `strong` on positions of the tables reached by random play from
+/// the start and counts the moves that keep the tables' value.
+fn capture_tables(ruleset: Ruleset, stones: usize) {
+    let rules = ruleset.rules();
+    let started = Instant::now();
+    let tables = Tables::build(&rules, stones, &mut |_, _| {}).expect("tables");
+    let seconds = started.elapsed().as_secs_f64();
+    let exact = count_exact(&tables, &rules, stones);
+    println!(
+        "{ruleset}: tables to {stones} stones in pits, {} positions ({exact} of the positions met exact) in {seconds:.2} s: {:.2} million a second",
+        tables.positions(),
+        tables.positions() as f64 / seconds / 1e6
+    );
+    let strong = Opponent::strong();
+    let mut rng = SplitMix64::new(5);
+    let (mut asked, mut kept, mut kept_exact, mut exact_asked) = (0, 0, 0, 0);
+    while asked < 200 {
+        let Some(game) = into_the_tables(&rules, stones, &mut rng) else {
+            continue;
+        };
+        let position = *game.position();
+        let worth = |pit| {
+            let mut child = position;
+            child.play_unchecked(pit);
+            -tables.value(&child).expect("in the tables")
+        };
+        let legal = game.legal_moves();
+        if legal.len() < 2 {
+            continue;
+        }
+        let best = legal.into_iter().map(worth).max().expect("a move");
+        let Some(choice) = strong.choose(&game, &mut rng) else {
+            continue;
+        };
+        asked += 1;
+        let keeps = worth(choice.pit) == best;
+        kept += usize::from(keeps);
+        if tables.exact(&position) == Some(true) {
+            exact_asked += 1;
+            kept_exact += usize::from(keeps);
+        }
+    }
+    println!(
+        "{ruleset}: strong kept the tables' value in {kept} of {asked} positions ({:.1}%); in {kept_exact} of the {exact_asked} exact ones",
+        100.0 * kept as f64 / asked as f64
+    );
+}
+
+/// A game played at random from the start until its board holds at most
+/// `stones` (a capture's fresh start), if it gets there unfinished.
+fn into_the_tables(
+    rules: &mancala::engine::Rules,
+    stones: usize,
+    rng: &mut SplitMix64,
+) -> Option<Game> {
+    let mut game = Game::new(*rules, Side::South);
+    while usize::from(game.position().stones_in_pits()) > stones {
+        let legal = game.legal_moves();
+        if legal.is_empty() {
+            return None;
+        }
+        game.play_unchecked(legal.nth(rng.below(legal.len()))?);
+    }
+    (!game.is_over()).then(|| Game::from_position(*game.position()))
+}
+
+/// How many of 10,000 positions met by random play into the tables are exact.
+fn count_exact(tables: &Tables, rules: &mancala::engine::Rules, stones: usize) -> String {
+    let mut rng = SplitMix64::new(3);
+    let (mut met, mut exact) = (0, 0);
+    while met < 10_000 {
+        if let Some(game) = into_the_tables(rules, stones, &mut rng) {
+            met += 1;
+            exact += usize::from(tables.exact(game.position()) == Some(true));
+        }
+    }
+    format!("{:.1}%", 100.0 * exact as f64 / met as f64)
 }

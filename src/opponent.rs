@@ -257,7 +257,9 @@ impl Opponent {
                     .moves
                     .iter()
                     .max_by_key(|m| (m.1, std::cmp::Reverse(m.0)));
-                match best.filter(|_| solution.exact) {
+                // Exact, or the tables' best (in Wari games, where play
+                // may cycle, the tables' values bound the game's).
+                match best.filter(|_| solution.exact || solution.depth.is_none()) {
                     Some(&(pit, value)) => Some(Choice {
                         pit,
                         reason: Reason::Perfect(value),

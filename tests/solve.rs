@@ -94,20 +94,28 @@ fn tables_build_writes_a_file_the_solver_reads() {
         (value["exact"].clone(), value["value"].clone()),
         (true.into(), 1.into())
     );
-    let out = run(
-        &[
-            "tables",
-            "build",
-            "wari",
-            "--stones-in-pits",
-            "3",
-            "--tables",
-            dir.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(65), "Wari has no tables");
-    assert!(stderr(&out).contains("repetition rule"), "{}", stderr(&out));
+    // Wari's tables build too, to at most 21 stones on the board.
+    let build = |stones: &str| {
+        run(
+            &[
+                "tables",
+                "build",
+                "wari",
+                "--stones",
+                stones,
+                "--tables",
+                dir.to_str().unwrap(),
+            ],
+            b"",
+        )
+    };
+    let out = build("3");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = std::fs::read(dir.join("wari.tables")).unwrap();
+    assert!(file.starts_with(b"mancala-tables 1 wari pits 6 stones-in-pits 3\n"));
+    let out = build("22");
+    assert_eq!(out.status.code(), Some(65));
+    assert!(stderr(&out).contains("at most 21"), "{}", stderr(&out));
 }
 
 #[test]

@@ -578,10 +578,10 @@ pub struct SearchArgs {
 pub enum TablesCommand {
     /// Build a ruleset's tables by retrograde analysis, layer by layer of stones in pits
     Build {
-        /// A game without a repetition rule (not the Wari games)
+        /// The game (Wari and Super-Wari to 21 stones in pits)
         ruleset: Ruleset,
         /// The most stones in pits the tables answer for
-        #[arg(long)]
+        #[arg(long, visible_alias = "stones")]
         stones_in_pits: usize,
         /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
         #[arg(long, help = variant_help())]

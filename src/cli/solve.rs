@@ -15,6 +15,11 @@ use super::{print, CliResult, Failure};
 /// (1.35 MB a game), so that an installed one has them in any folder. A
 /// file added there needs its line here (a test checks that none is left out).
 const BUILT_IN: &[(&str, &[u8])] = &[
+    (
+        "super-wari",
+        include_bytes!("../../boards/tables/super-wari.tables"),
+    ),
+    ("wari", include_bytes!("../../boards/tables/wari.tables")),
     ("kalah", include_bytes!("../../boards/tables/kalah.tables")),
     (
         "mankala",

@@ -8,6 +8,7 @@
 //! result exact.
 
 pub mod analyze;
+mod capture;
 pub mod dfpn;
 pub mod memo;
 pub mod rank;
@@ -60,5 +61,7 @@ impl Scoring {
     }
 }
 
+#[cfg(test)]
+mod capture_tests;
 #[cfg(test)]
 mod tests;

@@ -123,6 +123,10 @@ impl<'a> Solver<'a> {
 
     /// Solves `position`: exactly if it can within the budget.
     pub fn solve(&mut self, position: &Position) -> Solution {
+        // The capture games' tables answer their positions outright.
+        if let Some(solution) = self.tables.and_then(|t| t.solution(position)) {
+            return solution;
+        }
         let scoring = Scoring::of(position.rules());
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         // The exact search needs the memo's keys (and its cycle check).

@@ -1,27 +1,39 @@
-//! Endgame tables by retrograde analysis, for the games whose value
-//! depends on the pits and the side to move alone (Mankala, Waurie: no
-//! repetition rule, and the homes or endpits only add a constant). Stones
-//! in pits never increase, so the tables are built layer by layer of
-//! stones in pits, each layer from the ones below it and from itself.
+//! Endgame tables by retrograde analysis. In Mankala, Kalah and Waurie a
+//! position's value depends on the pits and the side to move alone (the
+//! homes or endpits only add a constant); in Wari and Super-Wari the
+//! tables hold the stones still to be won from the board (see
+//! [`capture`](super::capture) for how they treat the repetition rule).
+//! Stones in pits never increase, so the tables are built layer by layer
+//! of stones in pits, each layer from the ones below it and from itself,
+//! its work split among threads.
 //!
 //! A layer holds one small value per spread of its stones over the pits,
 //! the mover's row first (a position with North to move is the mirror of
 //! one with South to move), indexed by [`rank`](super::rank::rank).
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
 
+use super::capture::{self, Layer};
 use super::rank::{rank, spreads, unrank};
 use super::Scoring;
-use crate::engine::{EmptyRow, Position, Rules, Side};
+use crate::engine::{Capture, EmptyRow, Position, Rules, Side};
 
-/// A value not yet known, and one being worked out (a cycle if met again).
+/// A value not yet known; below it, one being worked out by thread `t` is
+/// `WORKING - t` (a cycle if that thread meets it again). Values lie
+/// within ±100, so the marks of up to [`MOST_THREADS`] threads fit.
 const UNKNOWN: i8 = i8::MIN;
-const WORKING: i8 = i8::MIN + 1;
+const WORKING: i8 = i8::MIN + 1 + MOST_THREADS as i8;
+const MOST_THREADS: usize = 16;
+
+/// How deep a thread may work out positions that another thread has
+/// marked (it does not mark them itself): only a cycle goes deeper.
+const MOST_DEPTH: u32 = 1 << 16;
 
 /// What went wrong building or reading tables.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
-    #[error("{0} has a repetition rule: a position's value depends on the game's history, so it has no tables")]
+    #[error("{0} has no tables: a position's value there depends on the game's history")]
     HistoryMatters(String),
     #[error("play can cycle in {ruleset}: the layer of {stones} stones in pits has a cycle through {counts:?}")]
     Cycle {
@@ -29,8 +41,10 @@ pub enum TableError {
         stones: usize,
         counts: Vec<u8>,
     },
-    #[error("at most 100 stones in pits, not {0}")]
-    TooBig(usize),
+    #[error("at most {most} stones in pits, not {max}")]
+    TooBig { most: usize, max: usize },
+    #[error("a thread building the tables stopped")]
+    Thread,
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("not a table file for {expected}: {found}")]
@@ -42,8 +56,36 @@ pub enum TableError {
 pub struct Tables {
     /// The rules, with stones enough for any layer.
     rules: Rules,
-    scoring: Scoring,
+    kind: Kind,
     layers: Vec<Vec<i8>>,
+}
+
+/// What a table's byte holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The value less the homes' constant (the games valued by their pits).
+    Pits(Scoring),
+    /// The stones the mover wins from the board less the opponent's, and
+    /// whether that is exact (Wari, Super-Wari: see [`capture`]).
+    Captures,
+}
+
+impl Kind {
+    fn of(rules: &Rules) -> Result<Kind, TableError> {
+        if rules.capture == Capture::TwoOrThreeBackwards && rules.empty_row == EmptyRow::MustFeed {
+            return Ok(Kind::Captures);
+        }
+        Scoring::of(rules)
+            .map(Kind::Pits)
+            .ok_or_else(|| TableError::HistoryMatters(rules.ruleset.to_string()))
+    }
+}
+
+/// The threads a build uses: every core (at most [`MOST_THREADS`]).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MOST_THREADS)
 }
 
 /// `rules` with room for every layer: the total decides nothing but the
@@ -75,24 +117,36 @@ impl Tables {
         self.layers.iter().map(Vec::len).sum()
     }
 
-    /// Builds the tables of `rules` up to `max` stones in pits, calling
-    /// `progress(done, total)` now and then.
+    /// Builds the tables of `rules` up to `max` stones in pits on every
+    /// core, calling `progress(done, total)` now and then.
     ///
     /// # Errors
-    /// Games with a repetition rule; a cycle of play within a layer.
+    /// Games without tables; a cycle of play within a layer (Mankala).
     pub fn build(
         rules: &Rules,
         max: usize,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Tables, TableError> {
-        let scoring = Scoring::of(rules)
-            .ok_or_else(|| TableError::HistoryMatters(rules.ruleset.to_string()))?;
+        Tables::build_on(rules, max, default_threads(), progress)
+    }
+
+    /// [`Tables::build`] on `threads` threads: the same tables, byte for
+    /// byte, however many.
+    ///
+    /// # Errors
+    /// As [`Tables::build`].
+    pub fn build_on(
+        rules: &Rules,
+        max: usize,
+        threads: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Tables, TableError> {
         let mut tables = Tables {
             rules: roomy(rules),
-            scoring,
+            kind: Kind::of(rules)?,
             layers: Vec::new(),
         };
-        tables.extend(max, progress)?;
+        tables.extend_on(max, threads, progress)?;
         Ok(tables)
     }
 
@@ -106,71 +160,163 @@ impl Tables {
         max: usize,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<(), TableError> {
-        if max > 100 {
-            return Err(TableError::TooBig(max));
+        self.extend_on(max, default_threads(), progress)
+    }
+
+    /// [`Tables::extend`] on `threads` threads.
+    ///
+    /// # Errors
+    /// As [`Tables::extend`].
+    pub fn extend_on(
+        &mut self,
+        max: usize,
+        threads: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), TableError> {
+        let most = match self.kind {
+            Kind::Captures => capture::MOST_STONES,
+            Kind::Pits(_) => 100,
+        };
+        if max > most {
+            return Err(TableError::TooBig { most, max });
         }
+        let threads = threads.clamp(1, MOST_THREADS);
         let cells = 2 * usize::from(self.rules.pits);
         let first = self.layers.len();
         let total: u64 = (first..=max).map(|k| spreads(k, cells)).sum();
-        let mut done = 0;
+        let mut before = 0;
         for stones in first..=max {
-            let size = spreads(stones, cells) as usize;
-            let mut layer = vec![UNKNOWN; size];
-            for index in 0..size {
-                if layer[index] == UNKNOWN {
-                    self.value_in_layer(stones, index, &mut layer)?;
+            let size = spreads(stones, cells);
+            let layer = match self.kind {
+                Kind::Captures => {
+                    let layer = Layer {
+                        rules: &self.rules,
+                        stones,
+                        below: &self.layers,
+                    };
+                    layer.build(threads).0
                 }
-                done += 1;
-                if done % (1 << 16) == 0 {
-                    progress(done, total);
-                }
-            }
+                Kind::Pits(scoring) => self.pits_layer(scoring, stones, threads, &mut |done| {
+                    progress(before + done, total)
+                })?,
+            };
             self.layers.push(layer);
+            before += size;
         }
         progress(total, total);
         Ok(())
     }
 
+    /// A layer of a game valued by its pits, worked out depth first from
+    /// each position in turn, the positions shared out among `threads`.
+    fn pits_layer(
+        &self,
+        scoring: Scoring,
+        stones: usize,
+        threads: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Vec<i8>, TableError> {
+        let size = spreads(stones, 2 * usize::from(self.rules.pits)) as usize;
+        let layer: Vec<AtomicI8> = (0..size).map(|_| AtomicI8::new(UNKNOWN)).collect();
+        let (next, done) = (AtomicU64::new(0), AtomicU64::new(0));
+        let work = |thread: usize| -> Result<(), TableError> {
+            let mark = WORKING - thread as i8;
+            loop {
+                let from = next.fetch_add(4096, Relaxed) as usize;
+                if from >= size {
+                    return Ok(());
+                }
+                let to = (from + 4096).min(size);
+                for index in from..to {
+                    if layer[index].load(Relaxed) == UNKNOWN {
+                        self.value_in_layer(scoring, (stones, index), &layer, mark, 0)?;
+                    }
+                }
+                done.fetch_add((to - from) as u64, Relaxed);
+            }
+        };
+        let results: Vec<Result<(), TableError>> = std::thread::scope(|scope| {
+            // Threads of their own, with room for deep chains of play.
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let work = &work;
+                    std::thread::Builder::new()
+                        .stack_size(256 << 20)
+                        .spawn_scoped(scope, move || work(t))
+                })
+                .collect();
+            while handles
+                .iter()
+                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+            {
+                progress(done.load(Relaxed));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            handles
+                .into_iter()
+                .map(|h| match h {
+                    Ok(h) => h.join().unwrap_or(Err(TableError::Thread)),
+                    Err(e) => Err(TableError::Io(e)),
+                })
+                .collect()
+        });
+        results.into_iter().collect::<Result<(), _>>()?;
+        Ok(layer.into_iter().map(AtomicI8::into_inner).collect())
+    }
+
     /// The value of one position of the layer being built, working out the
-    /// same-layer positions it leads to first.
+    /// same-layer positions it leads to first. A position another thread
+    /// is working out is worked out here too (the same value), unmarked.
     fn value_in_layer(
         &self,
-        stones: usize,
-        index: usize,
-        layer: &mut Vec<i8>,
+        scoring: Scoring,
+        (stones, index): (usize, usize),
+        layer: &[AtomicI8],
+        mark: i8,
+        depth: u32,
     ) -> Result<i8, TableError> {
         let cells = 2 * usize::from(self.rules.pits);
         let mut counts = [0u8; 32];
         unrank(index as u64, stones, &mut counts[..cells]);
-        let position = self.position(&counts[..cells]);
-        layer[index] = WORKING;
+        let cycle = || TableError::Cycle {
+            ruleset: self.rules.ruleset.to_string(),
+            stones,
+            counts: counts[..cells].to_vec(),
+        };
+        if depth > MOST_DEPTH {
+            return Err(cycle());
+        }
+        let position = position_of(&self.rules, &counts[..cells]);
+        let own = layer[index]
+            .compare_exchange(UNKNOWN, mark, Relaxed, Relaxed)
+            .is_ok();
         let mut best = i32::MIN;
         if position.is_over() {
-            best = self.scoring.final_value(&position);
+            best = scoring.final_value(&position);
         } else {
             for pit in position.legal_moves() {
                 let mut child = position;
                 child.play_unchecked(pit);
                 let value = if child.is_over() {
-                    self.scoring.final_value(&child)
+                    scoring.final_value(&child)
                 } else {
                     let (k, i) = key_of(&child);
                     let w = if k < stones {
-                        i32::from(self.layers[k][i as usize])
+                        self.layers[k][i as usize]
                     } else {
-                        match layer[i as usize] {
-                            WORKING => {
-                                return Err(TableError::Cycle {
-                                    ruleset: self.rules.ruleset.to_string(),
-                                    stones,
-                                    counts: counts[..cells].to_vec(),
-                                })
-                            }
-                            UNKNOWN => i32::from(self.value_in_layer(k, i as usize, layer)?),
-                            w => i32::from(w),
+                        match layer[i as usize].load(Relaxed) {
+                            w if w == mark => return Err(cycle()),
+                            w if w <= WORKING => self.value_in_layer(
+                                scoring,
+                                (k, i as usize),
+                                layer,
+                                mark,
+                                depth + 1,
+                            )?,
+                            w => w,
                         }
                     };
-                    w + self.scoring.home_term(&child)
+                    i32::from(w) + scoring.home_term(&child)
                 };
                 let value = if child.to_move() == position.to_move() {
                     value
@@ -181,29 +327,36 @@ impl Tables {
             }
         }
         // The value less the homes' constant: what the pits are worth.
-        let w = (best - self.scoring.home_term(&position)) as i8;
-        layer[index] = w;
+        let w = (best - scoring.home_term(&position)) as i8;
+        if own {
+            layer[index].store(w, Relaxed);
+        }
         Ok(w)
     }
 
-    /// The position of `counts` (the mover's row first), South to move.
-    fn position(&self, counts: &[u8]) -> Position {
-        let n = usize::from(self.rules.pits);
-        let in_pits: u16 = counts.iter().map(|&c| u16::from(c)).sum();
-        let rest = self.rules.total_stones() - in_pits;
-        let stores = [(rest / 2) as u8, (rest - rest / 2) as u8];
-        Position::from_counts(self.rules, &counts[..n], &counts[n..], stores, Side::South)
-            .unwrap_or_else(|_| Position::start(self.rules, Side::South))
+    /// The value of `position` for its side to move, if its pits hold few
+    /// enough stones (and the rules are these tables'): exact in the games
+    /// valued by their pits; in Wari games see [`Tables::exact`].
+    pub fn value(&self, position: &Position) -> Option<i32> {
+        self.lookup(position).map(|(v, _)| v)
     }
 
-    /// The exact value of `position` for its side to move, if its pits hold
-    /// few enough stones (and the rules are these tables').
-    pub fn value(&self, position: &Position) -> Option<i32> {
+    /// Whether the tables' value of `position` is the game's own (always,
+    /// but in Wari games where play may cycle: see [`capture`]).
+    pub fn exact(&self, position: &Position) -> Option<bool> {
+        self.lookup(position).map(|(_, exact)| exact)
+    }
+
+    fn lookup(&self, position: &Position) -> Option<(i32, bool)> {
         if !same_game(position.rules(), &self.rules) {
             return None;
         }
+        let scoring = match self.kind {
+            Kind::Pits(scoring) => scoring,
+            Kind::Captures => return self.captures(position),
+        };
         if position.is_over() {
-            return Some(self.scoring.final_value(position));
+            return Some((scoring.final_value(position), true));
         }
         // Most positions a search asks about lie beyond the tables: count
         // their stones before ranking them.
@@ -212,7 +365,73 @@ impl Tables {
         }
         let (k, i) = key_of(position);
         let w = *self.layers.get(k)?.get(i as usize)?;
-        Some(i32::from(w) + self.scoring.home_term(position))
+        Some((i32::from(w) + scoring.home_term(position), true))
+    }
+
+    /// Bounds on the value of a Wari position the tables hold: the game's
+    /// value, on a history that starts there, lies within them (they are
+    /// one value where [`Tables::exact`] says so). Other games' values
+    /// are exact: both bounds are the value.
+    pub fn bounds(&self, position: &Position) -> Option<(i32, i32)> {
+        if self.kind != Kind::Captures {
+            return self.value(position).map(|v| (v, v));
+        }
+        let (v, _) = self.captures(position)?;
+        let (k, i) = key_of(position);
+        let (lower, upper) = capture::decode(self.layers[k][i as usize], k);
+        let stores = v - self.split_value(position, k, i);
+        Some((stores + lower, stores + upper))
+    }
+
+    /// Each move's value from the tables, where `position` and all its
+    /// moves are in them: exact when every value is. A move's value is its
+    /// position's as a fresh start (see [`capture`]).
+    pub fn solution(&self, position: &Position) -> Option<super::Solution> {
+        let (value, mut exact) = self.lookup(position)?;
+        let mut moves = Vec::new();
+        for pit in position.legal_moves() {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let (v, e) = self.lookup(&child)?;
+            exact &= e;
+            let v = if child.to_move() == position.to_move() {
+                v
+            } else {
+                -v
+            };
+            moves.push((pit, v));
+        }
+        Some(super::Solution {
+            exact,
+            value,
+            moves,
+            depth: None,
+            nodes: 0,
+        })
+    }
+
+    /// The board's part of the value of the position of layer `k`, index
+    /// `i` (its split kept within the bounds).
+    fn split_value(&self, position: &Position, k: usize, i: u64) -> i32 {
+        let mover = position.to_move();
+        let split =
+            i32::from(position.row_total(mover)) - i32::from(position.row_total(mover.other()));
+        capture::value(self.layers[k][i as usize], k, split).0
+    }
+
+    /// A Wari position's value: the captures so far, and the board's value
+    /// with play to the end (the majority rule may end the game sooner,
+    /// never with another winner).
+    fn captures(&self, position: &Position) -> Option<(i32, bool)> {
+        let mover = position.to_move();
+        let stores = i32::from(position.store(mover)) - i32::from(position.store(mover.other()));
+        if usize::from(position.stones_in_pits()) > self.max_stones() {
+            return None;
+        }
+        let (k, i) = key_of(position);
+        let byte = *self.layers.get(k)?.get(i as usize)?;
+        let (lower, upper) = capture::decode(byte, k);
+        Some((stores + self.split_value(position, k, i), lower == upper))
     }
 
     /// Writes the tables: a header line, then each layer's values.
@@ -242,8 +461,7 @@ impl Tables {
         let found = String::from_utf8_lossy(&bytes[..end]).to_string();
         let max: Option<usize> = found.rsplit(' ').next().and_then(|m| m.parse().ok());
         let expected = header(rules, max.unwrap_or(0));
-        let scoring = Scoring::of(rules)
-            .ok_or_else(|| TableError::HistoryMatters(rules.ruleset.to_string()))?;
+        let kind = Kind::of(rules)?;
         let (Some(max), true) = (max, found == expected) else {
             return Err(TableError::Header { expected, found });
         };
@@ -263,7 +481,7 @@ impl Tables {
         }
         Ok(Tables {
             rules: roomy(rules),
-            scoring,
+            kind,
             layers,
         })
     }
@@ -282,8 +500,19 @@ fn same_game(a: &Rules, b: &Rules) -> bool {
     Rules { stones: 0, ..*a } == Rules { stones: 0, ..*b }
 }
 
+/// The position of `counts` (the mover's row first), South to move, the
+/// stones not in pits shared between the stores.
+pub(super) fn position_of(rules: &Rules, counts: &[u8]) -> Position {
+    let n = usize::from(rules.pits);
+    let in_pits: u16 = counts.iter().map(|&c| u16::from(c)).sum();
+    let rest = rules.total_stones() - in_pits;
+    let stores = [(rest / 2) as u8, (rest - rest / 2) as u8];
+    Position::from_counts(*rules, &counts[..n], &counts[n..], stores, Side::South)
+        .unwrap_or_else(|_| Position::start(*rules, Side::South))
+}
+
 /// The layer and index of a position: its stones in pits, the mover's row first.
-fn key_of(position: &Position) -> (usize, u64) {
+pub(super) fn key_of(position: &Position) -> (usize, u64) {
     let mover = position.to_move();
     let n = usize::from(position.rules().pits);
     let mut counts = [0u8; 32];

@@ -264,7 +264,10 @@ fn tables_round_trip_through_their_file() {
         Tables::read(&rules, &mut &bytes[..bytes.len() - 1]).is_err(),
         "cut short"
     );
-    assert!(Tables::build(&Ruleset::Wari.rules(), 3, &mut |_, _| {}).is_err());
+    assert!(
+        Tables::build(&Ruleset::Wari.rules(), 22, &mut |_, _| {}).is_err(),
+        "too big"
+    );
 }
 
 #[test]

@@ -1,0 +1,320 @@
+//! The capture games' tables (Wari, Super-Wari) against a plain search that
+//! applies the repetition rule as the engine does, over every line of play,
+//! and against the engine's own moves on every position of every layer.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, TestRunner};
+
+use super::rank::{spreads, unrank};
+use super::Tables;
+use crate::engine::{Game, Position, Rules, Ruleset, Side};
+
+/// An alpha-beta search over every line of a game whose history starts at
+/// its start, the repetition rule applied by the engine's `Game` (a line
+/// ends when a position repeats). After a capture no earlier position can
+/// come back, so what is learnt of a position from there is kept. The
+/// tables only order the moves (the best-looking first, for cut-offs).
+struct PathSearch<'a> {
+    tables: &'a Tables,
+    /// The rules the tables are for (the searched games may differ).
+    rules: Rules,
+    after_capture: HashMap<Position, (i32, i32)>,
+    nodes: u64,
+}
+
+impl PathSearch<'_> {
+    /// The value of `game` for its mover (the final margin), exact within
+    /// (alpha, beta) and a bound beyond them.
+    fn search(&mut self, game: &Game, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        assert!(self.nodes < 20_000_000, "the search is too big for a test");
+        let position = *game.position();
+        let mover = position.to_move();
+        if let Some(outcome) = game.outcome() {
+            return i32::from(outcome.score_of(mover)) - i32::from(outcome.score_of(mover.other()));
+        }
+        let mut children: Vec<(i32, Game, bool)> = game
+            .legal_moves()
+            .into_iter()
+            .map(|pit| {
+                let mut next = game.clone();
+                let captured = next.play_unchecked(pit).captured > 0 && !next.is_over();
+                let guess = self
+                    .tables
+                    .value(&under(self.rules, next.position()))
+                    .unwrap_or(0);
+                (guess, next, captured)
+            })
+            .collect();
+        children.sort_by_key(|c| c.0);
+        let mut best = i32::MIN;
+        for (_, next, captured) in children {
+            // Wari games have no bonus sowing: the turn always passes.
+            let v = if captured {
+                -self.fresh(*next.position(), -beta, -alpha)
+            } else {
+                -self.search(&next, -beta, -alpha)
+            };
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        assert!(best > i32::MIN, "a position with no move: {position:?}");
+        best
+    }
+
+    /// [`PathSearch::search`] of a game that starts at `position`, with
+    /// the bounds learnt of it before.
+    fn fresh(&mut self, position: Position, mut alpha: i32, mut beta: i32) -> i32 {
+        let (lo, hi) = self
+            .after_capture
+            .get(&position)
+            .copied()
+            .unwrap_or((i32::MIN, i32::MAX));
+        if lo >= beta || lo == hi {
+            return lo;
+        }
+        if hi <= alpha {
+            return hi;
+        }
+        alpha = alpha.max(lo);
+        beta = beta.min(hi);
+        let v = self.search(&Game::from_position(position), alpha, beta);
+        let (lo, hi) = if v <= alpha {
+            (lo, v)
+        } else if v >= beta {
+            (v, hi)
+        } else {
+            (v, v)
+        };
+        self.after_capture.insert(position, (lo, hi));
+        v
+    }
+}
+
+/// A random position of `rules` with 1 to `most` stones on the board (the
+/// rest split between the stores at random), its mover with stones.
+fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position> {
+    (1..=most, any::<Index>(), any::<Index>(), any::<bool>())
+        .prop_map(move |(stones, spread, store, south)| {
+            let cells = 2 * usize::from(rules.pits);
+            let mut counts = vec![0u8; cells];
+            unrank(
+                spread.index(spreads(stones, cells) as usize) as u64,
+                stones,
+                &mut counts,
+            );
+            let n = usize::from(rules.pits);
+            let rest = rules.total_stones() - stones as u16;
+            let south_store = store.index(usize::from(rest) + 1) as u16;
+            let side = if south { Side::South } else { Side::North };
+            Position::from_counts(
+                rules,
+                &counts[..n],
+                &counts[n..],
+                [south_store as u8, (rest - south_store) as u8],
+                side,
+            )
+            .unwrap()
+        })
+        .prop_filter("the mover has stones (else no play reaches it)", |p| {
+            p.row_total(p.to_move()) > 0
+        })
+}
+
+/// `position` under `rules` (the same counts).
+fn under(rules: Rules, position: &Position) -> Position {
+    let stores = [position.store(Side::South), position.store(Side::North)];
+    Position::from_counts(
+        rules,
+        position.pits(Side::South),
+        position.pits(Side::North),
+        stores,
+        position.to_move(),
+    )
+    .unwrap()
+}
+
+/// The tables of `ruleset` to `stones` against the path-dependent search
+/// on `cases` random positions: where the tables say exact, the same value
+/// (and, under the real rules with the majority rule, the same winner);
+/// elsewhere the game's value lies within the tables' bounds (the search
+/// proves it at least the lower and at most the upper).
+fn check(ruleset: Ruleset, stones: usize, cases: u32) {
+    let rules = ruleset.rules();
+    // Play to the end: the tables' value is the margin with every stone won.
+    let to_the_end = Rules {
+        majority_wins: false,
+        ..rules
+    };
+    let tables = Tables::build(&rules, stones, &mut |_, _| {}).unwrap();
+    let (exact, inexact) = (Cell::new(0), Cell::new(0));
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&random_position(to_the_end, stones), |position| {
+        let real = under(rules, &position);
+        let mut search = PathSearch {
+            tables: &tables,
+            rules,
+            after_capture: HashMap::new(),
+            nodes: 0,
+        };
+        let game = Game::from_position(position);
+        let (lower, upper) = tables.bounds(&real).unwrap();
+        if tables.exact(&real).unwrap() {
+            let value = tables.value(&real).unwrap();
+            let truth = search.search(&game, value - 1, value + 1);
+            prop_assert_eq!(truth, value, "{:?}", position);
+            // With the majority rule on, the same winner.
+            search.after_capture.clear();
+            let wins = search.search(&Game::from_position(real), -1, 1).signum();
+            prop_assert_eq!(wins, value.signum(), "the winner: {:?}", real);
+            exact.set(exact.get() + 1);
+        } else {
+            let at_least = search.search(&game, lower - 1, lower);
+            prop_assert!(at_least >= lower, "{at_least} < {lower}: {position:?}");
+            let at_most = search.search(&game, upper, upper + 1);
+            prop_assert!(at_most <= upper, "{at_most} > {upper}: {position:?}");
+            inexact.set(inexact.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{ruleset}: {failure}");
+    }
+    eprintln!("{ruleset}: {} exact, {} not", exact.get(), inexact.get());
+    assert_eq!(exact.get() + inexact.get(), cases);
+    assert!(exact.get() > cases / 2, "most small positions are exact");
+}
+
+#[test]
+fn wari_tables_agree_with_the_path_dependent_search() {
+    check(Ruleset::Wari, 3, 2000);
+}
+
+#[test]
+fn super_wari_tables_agree_with_the_path_dependent_search() {
+    check(Ruleset::SuperWari, 3, 2000);
+}
+
+/// Every position of every layer: its bounds are the best of its moves'
+/// (each move as the engine plays it, valued by the tables).
+fn check_layers(ruleset: Ruleset, stones: usize) {
+    let rules = ruleset.rules();
+    let tables = Tables::build(&rules, stones, &mut |_, _| {}).unwrap();
+    let cells = 2 * usize::from(rules.pits);
+    let n = usize::from(rules.pits);
+    let mut counts = vec![0u8; cells];
+    let mut positions = 0;
+    for k in 1..=stones {
+        let rest = rules.total_stones() - k as u16;
+        for index in 0..spreads(k, cells) {
+            unrank(index, k, &mut counts);
+            let stores = [(rest / 2) as u8, (rest - rest / 2) as u8];
+            let position =
+                Position::from_counts(rules, &counts[..n], &counts[n..], stores, Side::South)
+                    .unwrap();
+            let (lower, upper) = tables.bounds(&position).unwrap();
+            let mut best = None::<(i32, i32)>;
+            for pit in position.legal_moves() {
+                let mut child = position;
+                child.play_unchecked(pit);
+                let (l, u) = tables.bounds(&child).unwrap();
+                let (l, u) = (-u, -l);
+                best = Some(best.map_or((l, u), |(a, b)| (a.max(l), b.max(u))));
+            }
+            let home = i32::from(stores[0]) - i32::from(stores[1]);
+            // A mover without stones: the opponent's last sowing took them all.
+            let expected = best.unwrap_or((home - k as i32, home - k as i32));
+            assert_eq!((lower, upper), expected, "{position:?}");
+            positions += 1;
+        }
+    }
+    assert_eq!(positions as usize + 1, tables.positions());
+}
+
+#[test]
+fn every_wari_layer_agrees_with_the_engines_moves() {
+    check_layers(Ruleset::Wari, 9);
+}
+
+#[test]
+fn every_super_wari_layer_agrees_with_the_engines_moves() {
+    check_layers(Ruleset::SuperWari, 7);
+}
+
+#[test]
+fn capture_tables_are_the_same_on_any_number_of_threads_and_extended() {
+    for ruleset in [Ruleset::Wari, Ruleset::SuperWari] {
+        let rules = ruleset.rules();
+        let one = Tables::build_on(&rules, 6, 1, &mut |_, _| {}).unwrap();
+        assert_eq!(one, Tables::build_on(&rules, 6, 3, &mut |_, _| {}).unwrap());
+        let mut extended = Tables::build_on(&rules, 3, 2, &mut |_, _| {}).unwrap();
+        extended.extend_on(6, 2, &mut |_, _| {}).unwrap();
+        assert_eq!(one, extended);
+        let mut bytes = Vec::new();
+        one.write(&mut bytes).unwrap();
+        assert!(bytes.starts_with(format!("mancala-tables 1 {ruleset} pits").as_bytes()));
+        assert_eq!(Tables::read(&rules, &mut bytes.as_slice()).unwrap(), one);
+    }
+}
+
+#[test]
+fn pits_tables_are_the_same_on_any_number_of_threads() {
+    let rules = Ruleset::Mankala.rules();
+    let one = Tables::build_on(&rules, 7, 1, &mut |_, _| {}).unwrap();
+    assert_eq!(one, Tables::build_on(&rules, 7, 3, &mut |_, _| {}).unwrap());
+}
+
+#[test]
+fn perfect_never_picks_a_move_the_tables_value_lower() {
+    use crate::engine::SplitMix64;
+    use crate::opponent::Opponent;
+    for (ruleset, stones) in [(Ruleset::Wari, 8), (Ruleset::SuperWari, 6)] {
+        let rules = ruleset.rules();
+        let tables: &'static Tables = Box::leak(Box::new(
+            Tables::build(&rules, stones, &mut |_, _| {}).unwrap(),
+        ));
+        let perfect = Opponent::perfect(Some(tables));
+        let checked = Cell::new(0);
+        let mut runner = TestRunner::new(Config {
+            // Most small positions have one move: 4,000 give a few hundred choices.
+            cases: 4000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let result = runner.run(&random_position(rules, stones), |position| {
+            let game = Game::from_position(position);
+            if game.is_over() || game.legal_moves().len() < 2 {
+                return Ok(());
+            }
+            checked.set(checked.get() + 1);
+            let choice = perfect.choose(&game, &mut SplitMix64::new(7)).unwrap();
+            let worth = |pit| {
+                let mut child = position;
+                child.play_unchecked(pit);
+                -tables.value(&child).unwrap()
+            };
+            let best = game.legal_moves().into_iter().map(worth).max().unwrap();
+            prop_assert_eq!(worth(choice.pit), best, "{:?}", position);
+            if tables.exact(&position) == Some(true) {
+                prop_assert_eq!(tables.value(&position), Some(best));
+            }
+            Ok(())
+        });
+        if let Err(failure) = result {
+            panic!("{ruleset}: {failure}");
+        }
+        assert!(checked.get() > 200, "{ruleset}: {} choices", checked.get());
+    }
+}
