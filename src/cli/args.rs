@@ -56,9 +56,8 @@ pub enum Command {
         /// Show the store's game with this id instead
         #[arg(long, conflicts_with = "file")]
         game: Option<String>,
-        /// The store (default: MANCALA_STORE, else the XDG data folder)
-        #[arg(long, env = "MANCALA_STORE")]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreFolder,
         /// Print the position as JSON instead
         #[arg(long)]
         json: bool,
@@ -99,9 +98,8 @@ pub enum Command {
     },
     /// List the games under way in the store, the newest first (at most 20; --all for every game)
     Games {
-        /// The store (default: MANCALA_STORE, else the XDG data folder)
-        #[arg(long, env = "MANCALA_STORE")]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreFolder,
         /// One JSON object per game
         #[arg(long)]
         json: bool,
@@ -113,9 +111,8 @@ pub enum Command {
     Ratings {
         /// Only this game's ratings (default: every game's, a table each)
         ruleset: Option<Ruleset>,
-        /// The store (default: MANCALA_STORE, else the XDG data folder)
-        #[arg(long, env = "MANCALA_STORE")]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreFolder,
         /// One JSON object per player and game
         #[arg(long)]
         json: bool,
@@ -131,9 +128,8 @@ pub enum Command {
         /// Forfeit the game of a player who has not moved for this long (at least --nudge)
         #[arg(long, default_value = "21d", value_parser = parse_duration)]
         forfeit: u64,
-        /// The store (default: MANCALA_STORE, else the XDG data folder)
-        #[arg(long, env = "MANCALA_STORE")]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreFolder,
         /// Where the mails go, as for `mancala mail`
         #[arg(long, default_value = "stdout", env = "MANCALA_SEND")]
         send: Transport,
@@ -235,6 +231,14 @@ pub enum Command {
 }
 
 /// The game a command plays: every command that starts a game takes these.
+/// `--store DIR` of the commands that read the hosted referee's store.
+#[derive(Debug, clap::Args)]
+pub struct StoreFolder {
+    /// The store (default: MANCALA_STORE, else the XDG data folder)
+    #[arg(long = "store", env = "MANCALA_STORE")]
+    pub dir: Option<PathBuf>,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct RulesArgs {
     /// The game

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> CliResult {
             store,
         } => {
             let sheet = match (game, file) {
-                (Some(id), _) => stored_sheet(&open_store_or_default(store)?, &id)?,
+                (Some(id), _) => stored_sheet(&open_store_or_default(store.dir)?, &id)?,
                 (None, Some(file)) => read_sheet(&file)?,
                 (None, None) => return Err(Failure::usage("show needs a FILE or --game ID")),
             };
@@ -93,20 +93,20 @@ pub fn run(args: Args) -> CliResult {
                 }),
             }
         }),
-        Command::Games { store, json, all } => list_games(store, json, all),
+        Command::Games { store, json, all } => list_games(store.dir, json, all),
         Command::Ratings {
             ruleset,
             store,
             json,
             all,
-        } => list_ratings(store, ruleset, json, all),
+        } => list_ratings(store.dir, ruleset, json, all),
         Command::Remind {
             nudge,
             forfeit,
             store,
             send,
             from,
-        } => remind(store, send, &from, (nudge, forfeit)),
+        } => remind(store.dir, send, &from, (nudge, forfeit)),
         Command::Play {
             start,
             side,

@@ -232,12 +232,7 @@ impl Store {
     ) -> Result<HashSet<String>, StoreError> {
         let mut counted_now = HashSet::new();
         if let Some(count) = after.and_then(|r| self.uncounted(r)) {
-            let digests = count
-                .mailboxes
-                .each_ref()
-                .map(|m| secrets.address_digest(m));
-            let mut pair = self.pair(&count, &digests)?;
-            count.apply(&mut pair);
+            let (digests, pair) = self.counted_pair(&count, secrets)?;
             for (digest, player) in digests.into_iter().zip(pair) {
                 counted_now.insert(digest.clone());
                 cache.insert(digest, Some(player));
@@ -342,6 +337,21 @@ impl Store {
     }
 
     /// The two players of `count` as their files hold them (fresh if new).
+    /// The two players' digests and rows with `count` applied (not yet filed).
+    fn counted_pair(
+        &self,
+        count: &Count,
+        secrets: &Secrets,
+    ) -> Result<([String; 2], [Player; 2]), StoreError> {
+        let digests = count
+            .mailboxes
+            .each_ref()
+            .map(|m| secrets.address_digest(m));
+        let mut pair = self.pair(count, &digests)?;
+        count.apply(&mut pair);
+        Ok((digests, pair))
+    }
+
     fn pair(&self, count: &Count, digests: &[String; 2]) -> Result<[Player; 2], StoreError> {
         let read = |i: usize| -> Result<Player, StoreError> {
             Ok(self
@@ -394,12 +404,7 @@ impl Store {
         let mut old_bands = Vec::new();
         if !marker.exists() {
             if let Some(count) = Count::of(record) {
-                let digests = count
-                    .mailboxes
-                    .each_ref()
-                    .map(|m| secrets.address_digest(m));
-                let mut pair = self.pair(&count, &digests)?;
-                count.apply(&mut pair);
+                let (digests, pair) = self.counted_pair(&count, secrets)?;
                 old_bands = self.file_players(count.ruleset, &digests, &pair)?;
                 self.keep_best(&[count.ruleset])?;
             }
