@@ -152,6 +152,23 @@ fn two_runs_at_once_handle_nothing_twice() {
 /// Runs `mancala ARGS` to the end, or fails the test if it has not ended
 /// within a minute (a FIFO opened for reading waits for a writer for ever).
 #[cfg(unix)]
+/// `mancala maildir DIR` with its store and `dir:` outbox in `root`;
+/// the run's output and the outbox.
+fn maildir_run(root: &Path, dir: &Path) -> (std::process::Output, PathBuf) {
+    let (store, out) = (root.join("store"), root.join("out"));
+    let result = run_or_hang(&[
+        "maildir",
+        dir.to_str().unwrap(),
+        "--from",
+        REFEREE,
+        "--store",
+        store.to_str().unwrap(),
+        "--send",
+        &format!("dir:{}", out.display()),
+    ]);
+    (result, out)
+}
+
 fn run_or_hang(args: &[&str]) -> std::process::Output {
     let mut child = spawn(args, b"");
     for _ in 0..600 {
@@ -214,17 +231,7 @@ fn what_is_not_a_message_in_new_is_logged_and_left() {
     let odd = std::ffi::OsStr::from_bytes(b"1796.M1.h\xf6st");
     std::fs::write(new.join(odd), challenge(1)).unwrap();
     deliver_to(&dir, "1796.M2.host", &challenge(2));
-    let (store, out) = (root.join("store"), root.join("out"));
-    let result = run_or_hang(&[
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-        "--send",
-        &format!("dir:{}", out.display()),
-    ]);
+    let (result, out) = maildir_run(&root, &dir);
     let said = common::stderr(&result);
     assert!(result.status.success(), "{said}");
     for name in ["1796.M0.folder", "1796.M0.fifo", "1796.M0.link"] {
@@ -258,17 +265,7 @@ fn an_unreadable_message_is_logged_and_stays_for_the_next_run() {
     std::os::unix::fs::symlink("1796.M0.loop", new.join("1796.M0.loop")).unwrap();
     std::os::unix::fs::symlink("nowhere", new.join("1796.M0.dangling")).unwrap();
     deliver_to(&dir, "1796.M1.host", &challenge(1));
-    let (store, out) = (root.join("store"), root.join("out"));
-    let result = run_or_hang(&[
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-        "--send",
-        &format!("dir:{}", out.display()),
-    ]);
+    let (result, out) = maildir_run(&root, &dir);
     let said = common::stderr(&result);
     assert_eq!(result.status.code(), Some(75), "{said}");
     for name in ["1796.M0.loop", "1796.M0.dangling"] {
