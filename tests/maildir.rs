@@ -265,7 +265,7 @@ fn an_unreadable_message_is_logged_and_stays_for_the_next_run() {
     std::os::unix::fs::symlink("1796.M0.loop", new.join("1796.M0.loop")).unwrap();
     std::os::unix::fs::symlink("nowhere", new.join("1796.M0.dangling")).unwrap();
     deliver_to(&dir, "1796.M1.host", &challenge(1));
-    let (result, out) = maildir_run(&root, &dir);
+    let (result, _) = maildir_run(&root, &dir);
     let said = common::stderr(&result);
     assert_eq!(result.status.code(), Some(75), "{said}");
     for name in ["1796.M0.loop", "1796.M0.dangling"] {
