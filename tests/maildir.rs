@@ -34,6 +34,27 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// `maildir DIR` with its store in `root`, its replies sent by `send`.
+fn maildir_args(root: &Path, dir: &Path, send: &str) -> Vec<String> {
+    let store = root.join("store");
+    ["maildir", dir.to_str().unwrap(), "--from", REFEREE]
+        .into_iter()
+        .chain(["--store", store.to_str().unwrap(), "--send", send])
+        .map(String::from)
+        .collect()
+}
+
+/// The `dir:` outbox in `root` and the `--send` that fills it.
+fn outbox(root: &Path) -> (PathBuf, String) {
+    let out = root.join("out");
+    let send = format!("dir:{}", out.display());
+    (out, send)
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 fn challenge(n: usize) -> String {
     format!("From: p{n}@players.example\nTo: {REFEREE}\nMessage-ID: <md{n}@players.example>\n\nnew wari with q{n}@players.example\n")
 }
@@ -48,17 +69,9 @@ fn each_message_is_handled_once_and_moved_to_cur_marked_seen() {
         "1796.M2.host:2,F",
         "From: MAILER-DAEMON@players.example\nReturn-Path: <>\n\nbounce\n",
     );
-    let (store, out) = (root.join("store"), root.join("out"));
-    let args = [
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-    ];
-    let send = format!("dir:{}", out.display());
-    let result = run(&[&args[..], &["--send", &send]].concat(), b"");
+    let (out, send) = outbox(&root);
+    let args = maildir_args(&root, &dir, &send);
+    let result = run(&strs(&args), b"");
     assert!(result.status.success(), "{}", common::stderr(&result));
     assert!(names(&dir.join("new")).is_empty());
     assert_eq!(
@@ -71,7 +84,7 @@ fn each_message_is_handled_once_and_moved_to_cur_marked_seen() {
         "the invitation and the word to the inviter"
     );
     // Run again: nothing more.
-    let again = run(&[&args[..], &["--send", &send]].concat(), b"");
+    let again = run(&strs(&args), b"");
     assert!(again.status.success());
     assert_eq!(names(&out).len(), 2);
 }
@@ -81,19 +94,7 @@ fn a_message_whose_reply_cannot_go_stays_in_new_for_the_next_run() {
     let root = temp_dir("maildir-retry");
     let dir = maildir(&root);
     deliver_to(&dir, "1796.M1.host", &challenge(1));
-    let store = root.join("store");
-    let base = [
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-    ];
-    let refused = run(
-        &[&base[..], &["--send", "smtp://127.0.0.1:1"]].concat(),
-        b"",
-    );
+    let refused = run(&strs(&maildir_args(&root, &dir, "smtp://127.0.0.1:1")), b"");
     assert_eq!(
         refused.status.code(),
         Some(75),
@@ -102,9 +103,8 @@ fn a_message_whose_reply_cannot_go_stays_in_new_for_the_next_run() {
     );
     assert!(common::stderr(&refused).contains("kept in new/"));
     assert_eq!(names(&dir.join("new")), ["1796.M1.host"]);
-    let out = root.join("out");
-    let send = format!("dir:{}", out.display());
-    let done = run(&[&base[..], &["--send", &send]].concat(), b"");
+    let (out, send) = outbox(&root);
+    let done = run(&strs(&maildir_args(&root, &dir, &send)), b"");
     assert!(done.status.success());
     assert!(names(&dir.join("new")).is_empty());
     assert_eq!(names(&out).len(), 2);
@@ -117,19 +117,9 @@ fn two_runs_at_once_handle_nothing_twice() {
     for n in 0..12 {
         deliver_to(&dir, &format!("1796.M{n:02}.host"), &challenge(n));
     }
-    let (store, out) = (root.join("store"), root.join("out"));
-    let send = format!("dir:{}", out.display());
-    let args = [
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-        "--send",
-        &send,
-    ];
-    let children: Vec<_> = (0..3).map(|_| spawn(&args, b"")).collect();
+    let (out, send) = outbox(&root);
+    let args = maildir_args(&root, &dir, &send);
+    let children: Vec<_> = (0..3).map(|_| spawn(&strs(&args), b"")).collect();
     for child in children {
         let output = child.wait_with_output().unwrap();
         assert!(
@@ -141,7 +131,7 @@ fn two_runs_at_once_handle_nothing_twice() {
     assert!(names(&dir.join("new")).is_empty());
     assert_eq!(names(&dir.join("cur")).len(), 12);
     assert_eq!(names(&out).len(), 24, "two mails for each challenge, once");
-    let games = mancala::store::Store::open(&store)
+    let games = mancala::store::Store::open(&root.join("store"))
         .unwrap()
         .list()
         .unwrap()
@@ -152,23 +142,6 @@ fn two_runs_at_once_handle_nothing_twice() {
 /// Runs `mancala ARGS` to the end, or fails the test if it has not ended
 /// within a minute (a FIFO opened for reading waits for a writer for ever).
 #[cfg(unix)]
-/// `mancala maildir DIR` with its store and `dir:` outbox in `root`;
-/// the run's output and the outbox.
-fn maildir_run(root: &Path, dir: &Path) -> (std::process::Output, PathBuf) {
-    let (store, out) = (root.join("store"), root.join("out"));
-    let result = run_or_hang(&[
-        "maildir",
-        dir.to_str().unwrap(),
-        "--from",
-        REFEREE,
-        "--store",
-        store.to_str().unwrap(),
-        "--send",
-        &format!("dir:{}", out.display()),
-    ]);
-    (result, out)
-}
-
 fn run_or_hang(args: &[&str]) -> std::process::Output {
     let mut child = spawn(args, b"");
     for _ in 0..600 {
@@ -179,6 +152,14 @@ fn run_or_hang(args: &[&str]) -> std::process::Output {
     }
     let _ = child.kill();
     panic!("mancala {args:?} hangs");
+}
+
+/// `mancala maildir DIR` with its store and `dir:` outbox in `root`;
+/// the run's output and the outbox.
+#[cfg(unix)]
+fn maildir_run(root: &Path, dir: &Path) -> (std::process::Output, PathBuf) {
+    let (out, send) = outbox(root);
+    (run_or_hang(&strs(&maildir_args(root, dir, &send))), out)
 }
 
 #[test]
@@ -292,8 +273,7 @@ fn replies_to_a_closed_standard_output_are_refused_and_the_mail_kept() {
     let store = root.join("store");
     let out = std::process::Command::new("/bin/sh")
         .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
-        .args(["maildir", dir.to_str().unwrap(), "--send", "stdout"])
-        .args(["--from", REFEREE, "--store", store.to_str().unwrap()])
+        .args(maildir_args(&root, &dir, "stdout"))
         .output()
         .unwrap();
     let said = common::stderr(&out);
