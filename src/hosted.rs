@@ -586,37 +586,14 @@ impl Ledgered for HostedGame {
 mod tests {
     use super::*;
     use crate::engine::Ruleset;
-    use crate::store::{GameId, MailKey, PlayerRecord, FORMAT};
 
     /// A Wari game between Alice (South, to move first) and Bob, standing so.
     fn game(standing: Standing, computer: Option<Side>) -> HostedGame {
-        let player = |name: &str| PlayerRecord {
-            name: name.into(),
-            address: Some(format!("{}@players.example", name.to_lowercase())),
-        };
         HostedGame::new(GameRecord {
-            format: FORMAT,
-            id: GameId::parse("abcdef").unwrap(),
-            ruleset: Ruleset::Wari,
-            stones: 4,
-            variant: None,
-            first: Side::South,
-            setup: None,
-            south: player("Alice"),
-            north: player("Bob"),
             computer,
             standing,
-            turns: Vec::new(),
-            conceded: None,
-            started_by: MailKey("m0".into()),
-            inviter: Side::South,
             inviter_confirmed: false,
-            created: 100,
-            last_activity: 100,
-            reminded: None,
-            offer: None,
-            conditions: Vec::new(),
-            ledger: Ledger::default(),
+            ..GameRecord::between_alice_and_bob("abcdef", Ruleset::Wari)
         })
         .unwrap()
     }

@@ -373,6 +373,40 @@ pub enum ReplayError {
 }
 
 impl GameRecord {
+    /// For unit tests: game `id` of `ruleset` between Alice (South, to move
+    /// first, the inviter) and Bob, playing, no turn yet, made at time 100.
+    #[cfg(test)]
+    pub(crate) fn between_alice_and_bob(id: &str, ruleset: Ruleset) -> GameRecord {
+        let player = |name: &str| PlayerRecord {
+            name: name.into(),
+            address: Some(format!("{}@players.example", name.to_lowercase())),
+        };
+        GameRecord {
+            format: super::FORMAT,
+            id: GameId::parse(id).expect("a test's game id"),
+            ruleset,
+            stones: 4,
+            variant: None,
+            first: Side::South,
+            setup: None,
+            south: player("Alice"),
+            north: player("Bob"),
+            computer: None,
+            standing: Standing::Playing,
+            turns: Vec::new(),
+            conceded: None,
+            started_by: MailKey("m0".into()),
+            inviter: Side::South,
+            inviter_confirmed: true,
+            created: 100,
+            last_activity: 100,
+            reminded: None,
+            offer: None,
+            conditions: Vec::new(),
+            ledger: Ledger::default(),
+        }
+    }
+
     pub fn player(&self, side: Side) -> &PlayerRecord {
         match side {
             Side::South => &self.south,

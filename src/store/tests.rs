@@ -27,37 +27,13 @@ impl std::ops::Deref for TempStore {
 }
 
 fn sample(id: &str) -> GameRecord {
-    let player = |name: &str| PlayerRecord {
-        name: name.into(),
-        address: Some(format!("{}@players.example", name.to_lowercase())),
-    };
     GameRecord {
-        format: FORMAT,
-        id: GameId::parse(id).unwrap(),
-        ruleset: Ruleset::Waurie,
-        stones: 4,
-        variant: None,
-        first: Side::South,
-        setup: None,
-        south: player("Alice"),
-        north: player("Bob"),
-        computer: None,
-        standing: Standing::Playing,
         turns: vec![Turn {
             side: Side::South,
             sowings: vec!["c".parse().unwrap(), "f".parse().unwrap()],
             time: 100,
         }],
-        conceded: None,
-        started_by: MailKey("m0".into()),
-        inviter: Side::South,
-        inviter_confirmed: true,
-        created: 100,
-        last_activity: 100,
-        reminded: None,
-        offer: None,
-        conditions: Vec::new(),
-        ledger: Ledger::default(),
+        ..GameRecord::between_alice_and_bob(id, Ruleset::Waurie)
     }
 }
 
