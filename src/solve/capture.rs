@@ -20,6 +20,7 @@
 //! reaches the same fixed point: the tables are the same bytes however
 //! they were built.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicI8, AtomicUsize, Ordering::Relaxed};
 
 use super::rank::{spreads, unrank};
@@ -77,6 +78,43 @@ pub(super) struct Layer<'a> {
 /// Positions handed to a thread at a time.
 const BLOCK: usize = 1 << 12;
 
+/// The moves of a block's positions that had not met their bounds after
+/// the first sweep, so that later sweeps need no move generation: for each,
+/// its index, then its moves out of the layer folded into one pair of
+/// bounds and the count of its moves within, then those moves' indices.
+type Cached = Vec<u32>;
+
+/// Moves out of the layer packed with the count within: `lo` and `hi` as
+/// bytes (`i8::MIN` when there is no such move: below any value).
+fn pack(lo: i32, hi: i32, within: usize) -> u32 {
+    u32::from(lo.max(-128) as i8 as u8)
+        | u32::from(hi.max(-128) as i8 as u8) << 8
+        | (within as u32) << 16
+}
+
+fn unpack(word: u32) -> (i32, i32, usize) {
+    (
+        i32::from(word as u8 as i8),
+        i32::from((word >> 8) as u8 as i8),
+        (word >> 16) as usize,
+    )
+}
+
+/// The bounds a layer is building, shared among threads.
+type Bounds<'b> = (&'b [AtomicI8], &'b [AtomicI8]);
+
+/// Narrows the bounds of `index` to `lo..=hi`; says whether they moved.
+fn narrow((lower, upper): Bounds, index: usize, (l, u): (i8, i8), lo: i32, hi: i32) -> bool {
+    // Bounds only narrow: a stale read only delays a change.
+    let (l2, u2) = (l.max(lo as i8), u.min(hi as i8));
+    if (l2, u2) == (l, u) {
+        return false;
+    }
+    lower[index].store(l2, Relaxed);
+    upper[index].store(u2, Relaxed);
+    true
+}
+
 impl Layer<'_> {
     fn cells(&self) -> usize {
         2 * usize::from(self.rules.pits)
@@ -114,13 +152,11 @@ impl Layer<'_> {
         count
     }
 
-    /// One sweep over the positions of `range` whose bounds have not met;
-    /// says whether any bound moved.
-    fn sweep(
-        &self,
-        (lower, upper): (&[AtomicI8], &[AtomicI8]),
-        range: std::ops::Range<usize>,
-    ) -> bool {
+    /// One sweep over the positions of `range` whose bounds have not met,
+    /// generating their moves; says whether any bound moved. With `cache`,
+    /// keeps there the moves of those whose bounds still have not met.
+    fn sweep(&self, bounds: Bounds, range: Range<usize>, mut cache: Option<&mut Cached>) -> bool {
+        let (lower, upper) = bounds;
         let mut changed = false;
         let mut steps = [Step::Out(0, 0); 8];
         for index in range {
@@ -132,59 +168,127 @@ impl Layer<'_> {
             let count = self.steps(&position, &mut steps);
             // No move: the mover has no stones, which play never leaves
             // (the opponent's last sowing would have swept the board).
+            let none = -(self.stones as i32);
             let (mut lo, mut hi) = if count == 0 {
-                (-(self.stones as i32), -(self.stones as i32))
+                (none, none)
             } else {
                 (i32::MIN, i32::MIN)
             };
+            let (mut out_lo, mut out_hi, mut within) = (i32::MIN, i32::MIN, 0);
             for step in &steps[..count] {
                 let (a, b) = match *step {
-                    Step::Out(a, b) => (a, b),
-                    Step::Within(child) => (
-                        -i32::from(upper[child].load(Relaxed)),
-                        -i32::from(lower[child].load(Relaxed)),
-                    ),
+                    Step::Out(a, b) => {
+                        (out_lo, out_hi) = (out_lo.max(a), out_hi.max(b));
+                        (a, b)
+                    }
+                    Step::Within(child) => {
+                        within += 1;
+                        (
+                            -i32::from(upper[child].load(Relaxed)),
+                            -i32::from(lower[child].load(Relaxed)),
+                        )
+                    }
                 };
                 lo = lo.max(a);
                 hi = hi.max(b);
             }
-            // Bounds only narrow: a stale read only delays a change.
-            let (l2, u2) = (l.max(lo as i8), u.min(hi as i8));
-            if (l2, u2) != (l, u) {
-                lower[index].store(l2, Relaxed);
-                upper[index].store(u2, Relaxed);
-                changed = true;
+            changed |= narrow(bounds, index, (l, u), lo, hi);
+            let open = lower[index].load(Relaxed) != upper[index].load(Relaxed);
+            if let (Some(cache), true) = (cache.as_deref_mut(), open) {
+                cache.extend([index as u32, pack(out_lo, out_hi, within)]);
+                cache.extend(steps[..count].iter().filter_map(|s| match *s {
+                    Step::Within(child) => Some(child as u32),
+                    Step::Out(..) => None,
+                }));
             }
         }
         changed
     }
 
+    /// [`Layer::sweep`] over the positions a block's cache holds.
+    fn sweep_cached(bounds: Bounds, cache: &Cached) -> bool {
+        let (lower, upper) = bounds;
+        let mut changed = false;
+        let mut at = 0;
+        while at < cache.len() {
+            let index = cache[at] as usize;
+            let (mut lo, mut hi, within) = unpack(cache[at + 1]);
+            let children = &cache[at + 2..at + 2 + within];
+            at += 2 + within;
+            let (l, u) = (lower[index].load(Relaxed), upper[index].load(Relaxed));
+            if l == u {
+                continue;
+            }
+            for &child in children {
+                lo = lo.max(-i32::from(upper[child as usize].load(Relaxed)));
+                hi = hi.max(-i32::from(lower[child as usize].load(Relaxed)));
+            }
+            changed |= narrow(bounds, index, (l, u), lo, hi);
+        }
+        changed
+    }
+
     /// Builds the layer on `threads` threads, sweeping it until no bound
-    /// moves; returns its bytes and the sweeps it took.
-    pub fn build(&self, threads: usize) -> (Vec<i8>, u32) {
+    /// moves; returns its bytes and the sweeps it took. The first sweep
+    /// keeps the moves of the positions left open, up to `cache` bytes
+    /// (the blocks beyond generate theirs again each sweep).
+    pub fn build(&self, threads: usize, cache: usize) -> (Vec<i8>, u32) {
         let size = spreads(self.stones, self.cells()) as usize;
         let k = self.stones as i8;
         let lower: Vec<AtomicI8> = (0..size).map(|_| AtomicI8::new(-k)).collect();
         let upper: Vec<AtomicI8> = (0..size).map(|_| AtomicI8::new(k)).collect();
+        let bounds = (&lower[..], &upper[..]);
+        let blocks = size.div_ceil(BLOCK);
+        let room = AtomicUsize::new(cache);
+        let mut caches: Vec<Option<Cached>> = Vec::new();
         let mut sweeps = 0;
         loop {
             let next = AtomicUsize::new(0);
             let changed = AtomicBool::new(false);
-            let work = || loop {
-                let from = next.fetch_add(BLOCK, Relaxed);
-                if from >= size {
-                    break;
-                }
-                if self.sweep((&lower, &upper), from..(from + BLOCK).min(size)) {
-                    changed.store(true, Relaxed);
+            let first = sweeps == 0;
+            let caches_read = &caches;
+            let work = || {
+                let mut kept = Vec::new();
+                loop {
+                    let block = next.fetch_add(1, Relaxed);
+                    if block >= blocks {
+                        break kept;
+                    }
+                    let range = block * BLOCK..((block + 1) * BLOCK).min(size);
+                    let moved = match caches_read.get(block) {
+                        Some(Some(cached)) => Self::sweep_cached(bounds, cached),
+                        _ if first => {
+                            let mut cached = Cached::new();
+                            let moved = self.sweep(bounds, range, Some(&mut cached));
+                            if take(&room, cached.len() * 4) {
+                                cached.shrink_to_fit();
+                                kept.push((block, cached));
+                            }
+                            moved
+                        }
+                        _ => self.sweep(bounds, range, None),
+                    };
+                    if moved {
+                        changed.store(true, Relaxed);
+                    }
                 }
             };
-            std::thread::scope(|scope| {
-                for _ in 1..threads {
-                    scope.spawn(work);
+            let kept: Vec<(usize, Cached)> = std::thread::scope(|scope| {
+                let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+                let mut kept = work();
+                for other in others {
+                    // A sweep's thread cannot panic but by a bug: its
+                    // blocks then go uncached, never wrong.
+                    kept.extend(other.join().unwrap_or_default());
                 }
-                work();
+                kept
             });
+            if first {
+                caches = (0..blocks).map(|_| None).collect();
+                for (block, cached) in kept {
+                    caches[block] = Some(cached);
+                }
+            }
             sweeps += 1;
             if !changed.load(Relaxed) {
                 break;
@@ -197,4 +301,10 @@ impl Layer<'_> {
             .collect();
         (bytes, sweeps)
     }
+}
+
+/// Takes `bytes` from `room` if that many are left.
+fn take(room: &AtomicUsize, bytes: usize) -> bool {
+    room.fetch_update(Relaxed, Relaxed, |left| left.checked_sub(bytes))
+        .is_ok()
 }

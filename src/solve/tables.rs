@@ -194,7 +194,7 @@ impl Tables {
                         stones,
                         below: &self.layers,
                     };
-                    layer.build(threads).0
+                    layer.build(threads, usize::MAX).0
                 }
                 Kind::Pits(scoring) => self.pits_layer(scoring, stones, threads, &mut |done| {
                     progress(before + done, total)
