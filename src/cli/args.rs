@@ -594,5 +594,10 @@ pub enum TablesCommand {
         /// built-in ones, are extended rather than built anew
         #[arg(long, env = "MANCALA_TABLES")]
         tables: PathBuf,
+        /// Megabytes of memory for the tables while they are built: past it the finished layers
+        /// are read back from the file being written (by default three quarters of the memory
+        /// available)
+        #[arg(long, value_name = "MB")]
+        memory: Option<usize>,
     },
 }

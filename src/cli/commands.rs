@@ -166,6 +166,7 @@ pub fn run(args: Args) -> CliResult {
                     stones_in_pits,
                     variant,
                     tables,
+                    memory,
                 },
         } => {
             let rules = match variant {
@@ -175,7 +176,7 @@ pub fn run(args: Args) -> CliResult {
                     .map_err(Failure::usage)?,
                 None => ruleset.rules(),
             };
-            super::solve::build_tables(rules, stones_in_pits, &tables)
+            super::solve::build_tables(rules, stones_in_pits, &tables, memory)
         }
     }
 }

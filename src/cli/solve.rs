@@ -6,7 +6,7 @@ use std::path::Path;
 use mancala::engine::Rules;
 use mancala::opponent::Opponent;
 use mancala::sheet::Sheet;
-use mancala::solve::{analyze, Solution, Solver, Tables};
+use mancala::solve::{analyze, Budget, Solution, Solver, Tables};
 
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
@@ -175,7 +175,11 @@ pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult
     print(&out)
 }
 
-pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
+/// `mancala tables build`: the tables of `rules` to `stones` in `dir`,
+/// the finished layers read back from the file being written when they
+/// do not fit in `memory` MB (by default three quarters of the memory
+/// the system has available).
+pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usize>) -> CliResult {
     let game = Tables::game_name(&rules);
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -193,33 +197,61 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
     };
     // Tables already built to fewer stones are extended, not built again.
     // (One that cannot be read is built anew over.)
-    let (tables, had) = match find(Some(dir), &rules).ok().flatten() {
-        Some(mut tables) if tables.max_stones() < stones => {
-            let had = tables.positions();
-            tables.extend(stones, &mut track).map_err(Failure::data)?;
-            (tables, had)
-        }
-        _ => (
-            Tables::build(&rules, stones, &mut track).map_err(Failure::data)?,
-            0,
-        ),
+    let have = match find(Some(dir), &rules).ok().flatten() {
+        Some(tables) if tables.max_stones() < stones => tables,
+        _ => Tables::new(&rules).map_err(Failure::data)?,
     };
-    bar.finish();
-    let seconds = started.elapsed().as_secs_f64();
+    let had = have.positions() as u64;
+    let budget = Budget {
+        threads: mancala::solve::tables::default_threads(),
+        memory: memory.map_or_else(available_memory, |mb| mb.saturating_mul(1 << 20)),
+    };
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
     let path = dir.join(format!("{game}.tables"));
-    let mut bytes = Vec::new();
-    tables.write(&mut bytes).map_err(Failure::data)?;
-    mancala::store::write_atomically(dir, &path, &bytes)
+    let temp = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Failure::io(dir.display(), &e))?;
+    let written = have
+        .build_file(stones, budget, temp.as_file(), &mut track)
+        .map_err(Failure::data)?;
+    bar.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    temp.as_file()
+        .sync_all()
         .map_err(|e| Failure::io(path.display(), &e))?;
-    let built = tables.positions() - had;
+    temp.persist(&path)
+        .map_err(|e| Failure::io(path.display(), &e.error))?;
+    let built = written.positions - had;
+    let read_back = match written.on_disk {
+        true => ", the finished layers read back from the file",
+        false => "",
+    };
     print(&format!(
-        "{}: {} positions, {built} of them built in {seconds:.1} s ({:.0} a second), {} bytes\n",
+        "{}: {} positions, {built} of them built in {seconds:.1} s ({:.0} a second{read_back}), {} bytes\n",
         path.display(),
-        tables.positions(),
+        written.positions,
         built as f64 / seconds.max(1e-9),
-        bytes.len()
+        written.bytes
     ))
+}
+
+/// Three quarters of the memory the system says is available (all of
+/// it, as far as a build is concerned, where it does not say).
+fn available_memory() -> usize {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kb = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<usize>()
+                .ok()
+        });
+    kb.map_or(usize::MAX, |kb| kb.saturating_mul(1024) / 4 * 3)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicI8, AtomicUsize, Ordering::Relaxed};
 
+use super::below::{Below, Reader};
 use super::rank::{spreads, unrank};
 use crate::engine::{Position, Rules};
 
@@ -72,7 +73,7 @@ pub(super) struct Layer<'a> {
     /// The tables' rules (with room for any layer's stones).
     pub rules: &'a Rules,
     pub stones: usize,
-    pub below: &'a [Vec<i8>],
+    pub below: &'a Below<'a>,
 }
 
 /// Positions handed to a thread at a time.
@@ -130,7 +131,7 @@ impl Layer<'_> {
 
     /// The moves of `position` (the engine's own legal moves, sown by the
     /// engine: grand slams, feeding and the forced sweep as it has them).
-    fn steps(&self, position: &Position, out: &mut [Step; 8]) -> usize {
+    fn steps(&self, position: &Position, below: &mut Reader, out: &mut [Step; 8]) -> usize {
         let mover = position.to_move();
         let mut count = 0;
         for pit in position.legal_moves() {
@@ -144,7 +145,7 @@ impl Layer<'_> {
             } else if k == 0 {
                 Step::Out(gained, gained)
             } else {
-                let (lo, hi) = decode(self.below[k][index as usize], k);
+                let (lo, hi) = decode(below.get(k, index), k);
                 Step::Out(gained - hi, gained - lo)
             };
             count += 1;
@@ -155,7 +156,12 @@ impl Layer<'_> {
     /// One sweep over the positions of `range` whose bounds have not met,
     /// generating their moves; says whether any bound moved. With `cache`,
     /// keeps there the moves of those whose bounds still have not met.
-    fn sweep(&self, bounds: Bounds, range: Range<usize>, mut cache: Option<&mut Cached>) -> bool {
+    fn sweep(
+        &self,
+        (bounds, below): (Bounds, &mut Reader),
+        range: Range<usize>,
+        mut cache: Option<&mut Cached>,
+    ) -> bool {
         let (lower, upper) = bounds;
         let mut changed = false;
         let mut steps = [Step::Out(0, 0); 8];
@@ -165,7 +171,7 @@ impl Layer<'_> {
                 continue;
             }
             let position = self.position(index);
-            let count = self.steps(&position, &mut steps);
+            let count = self.steps(&position, below, &mut steps);
             // No move: the mover has no stones, which play never leaves
             // (the opponent's last sowing would have swept the board).
             let none = -(self.stones as i32);
@@ -249,6 +255,7 @@ impl Layer<'_> {
             let caches_read = &caches;
             let work = || {
                 let mut kept = Vec::new();
+                let mut below = self.below.reader();
                 loop {
                     let block = next.fetch_add(1, Relaxed);
                     if block >= blocks {
@@ -259,14 +266,14 @@ impl Layer<'_> {
                         Some(Some(cached)) => Self::sweep_cached(bounds, cached),
                         _ if first => {
                             let mut cached = Cached::new();
-                            let moved = self.sweep(bounds, range, Some(&mut cached));
+                            let moved = self.sweep((bounds, &mut below), range, Some(&mut cached));
                             if take(&room, cached.len() * 4) {
                                 cached.shrink_to_fit();
                                 kept.push((block, cached));
                             }
                             moved
                         }
-                        _ => self.sweep(bounds, range, None),
+                        _ => self.sweep((bounds, &mut below), range, None),
                     };
                     if moved {
                         changed.store(true, Relaxed);

@@ -8,6 +8,7 @@
 //! result exact.
 
 pub mod analyze;
+mod below;
 mod capture;
 pub mod dfpn;
 pub mod memo;
@@ -17,7 +18,7 @@ pub mod tables;
 
 pub use analyze::{analyze, Analysis, TurnAnalysis};
 pub use search::{solve, Solution, Solver};
-pub use tables::{TableError, Tables};
+pub use tables::{Budget, TableError, Tables, Written};
 
 use crate::engine::Position;
 

@@ -11,9 +11,13 @@
 //! the mover's row first (a position with North to move is the mirror of
 //! one with South to move), indexed by [`rank`](super::rank::rank).
 
+use std::fs::File;
 use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
 
+use super::below::{Below, Reader};
 use super::capture::{self, Layer};
 use super::rank::{rank, spreads, unrank};
 use super::Scoring;
@@ -43,6 +47,15 @@ pub enum TableError {
     },
     #[error("at most {most} stones in pits, not {max}")]
     TooBig { most: usize, max: usize },
+    #[error(
+        "the layer of {stones} stones in pits needs {needs} MB of memory while it is built, \
+         more than the {memory} MB allowed"
+    )]
+    Memory {
+        stones: usize,
+        needs: u64,
+        memory: u64,
+    },
     #[error("a thread building the tables stopped")]
     Thread,
     #[error("{0}")]
@@ -141,11 +154,7 @@ impl Tables {
         threads: usize,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Tables, TableError> {
-        let mut tables = Tables {
-            rules: roomy(rules),
-            kind: Kind::of(rules)?,
-            layers: Vec::new(),
-        };
+        let mut tables = Tables::new(rules)?;
         tables.extend_on(max, threads, progress)?;
         Ok(tables)
     }
@@ -173,38 +182,151 @@ impl Tables {
         threads: usize,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<(), TableError> {
+        self.check(max)?;
+        let threads = threads.clamp(1, MOST_THREADS);
+        let total: u64 = (self.layers.len()..=max).map(|k| self.size(k)).sum();
+        let mut before = 0;
+        for stones in self.layers.len()..=max {
+            let below = Below::Memory(&self.layers);
+            let layer = self.layer((stones, &below), threads, usize::MAX, &mut |done| {
+                progress(before + done, total)
+            })?;
+            before += self.size(stones);
+            self.layers.push(layer);
+        }
+        progress(total, total);
+        Ok(())
+    }
+
+    /// Empty tables of `rules`, to be built.
+    ///
+    /// # Errors
+    /// Games without tables.
+    pub fn new(rules: &Rules) -> Result<Tables, TableError> {
+        Ok(Tables {
+            rules: roomy(rules),
+            kind: Kind::of(rules)?,
+            layers: Vec::new(),
+        })
+    }
+
+    /// The layers the tables may have.
+    fn check(&self, max: usize) -> Result<(), TableError> {
         let most = match self.kind {
             Kind::Captures => capture::MOST_STONES,
             Kind::Pits(_) => 100,
         };
-        if max > most {
-            return Err(TableError::TooBig { most, max });
+        match max > most {
+            true => Err(TableError::TooBig { most, max }),
+            false => Ok(()),
         }
-        let threads = threads.clamp(1, MOST_THREADS);
-        let cells = 2 * usize::from(self.rules.pits);
+    }
+
+    /// The positions of layer `stones`.
+    fn size(&self, stones: usize) -> u64 {
+        spreads(stones, 2 * usize::from(self.rules.pits))
+    }
+
+    /// The bytes of memory building layer `stones` takes (the capture
+    /// games' two bounds a position and the layer's bytes beside them).
+    fn working(&self, stones: usize) -> u64 {
+        match self.kind {
+            Kind::Captures => 3 * self.size(stones),
+            Kind::Pits(_) => self.size(stones),
+        }
+    }
+
+    /// Layer `stones` built from `below` on `threads` threads, with `room`
+    /// bytes for the capture games' cache of moves.
+    fn layer(
+        &self,
+        (stones, below): (usize, &Below),
+        threads: usize,
+        room: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Vec<i8>, TableError> {
+        match self.kind {
+            Kind::Captures => {
+                let layer = Layer {
+                    rules: &self.rules,
+                    stones,
+                    below,
+                };
+                Ok(layer.build(threads, room).0)
+            }
+            Kind::Pits(scoring) => self.pits_layer(scoring, (stones, below), threads, progress),
+        }
+    }
+
+    /// Writes these tables extended to `max` stones in pits into `file`
+    /// (from its start, the bytes [`Tables::write`] would write), each
+    /// layer as it is finished. The finished layers stay in memory while
+    /// they fit in `budget.memory` bytes beside the layer being built; past
+    /// that they are in `file` alone, read back from it, and only the layer
+    /// being built is in memory.
+    ///
+    /// # Errors
+    /// As [`Tables::extend`]; I/O; a layer that alone needs more memory
+    /// than `budget.memory` (before any layer of it is built).
+    pub fn build_file(
+        mut self,
+        max: usize,
+        budget: Budget,
+        file: &File,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Written, TableError> {
+        self.check(max)?;
+        let memory = budget.memory as u64;
         let first = self.layers.len();
-        let total: u64 = (first..=max).map(|k| spreads(k, cells)).sum();
-        let mut before = 0;
+        if let Some(stones) = (first..=max).find(|&k| self.working(k) > memory) {
+            return Err(TableError::Memory {
+                stones,
+                needs: self.working(stones).div_ceil(1 << 20),
+                memory: memory >> 20,
+            });
+        }
+        let head = format!("{}\n", header(&self.rules, max));
+        file.set_len(0)?;
+        file.write_all_at(head.as_bytes(), 0)?;
+        let mut starts = vec![head.len() as u64];
+        for layer in &self.layers {
+            starts.push(write_layer(file, &starts, layer)?);
+        }
+        let threads = budget.threads.clamp(1, MOST_THREADS);
+        let total: u64 = (first..=max).map(|k| self.size(k)).sum();
+        let (mut before, mut on_disk) = (0, false);
         for stones in first..=max {
-            let size = spreads(stones, cells);
-            let layer = match self.kind {
-                Kind::Captures => {
-                    let layer = Layer {
-                        rules: &self.rules,
-                        stones,
-                        below: &self.layers,
-                    };
-                    layer.build(threads, usize::MAX).0
-                }
-                Kind::Pits(scoring) => self.pits_layer(scoring, stones, threads, &mut |done| {
-                    progress(before + done, total)
-                })?,
+            let held = self.positions() as u64;
+            if !on_disk && held + self.working(stones) > memory {
+                on_disk = true;
+                self.layers = Vec::new();
+            }
+            let below = match on_disk {
+                true => Below::File {
+                    file,
+                    starts: starts.clone(),
+                    failed: OnceLock::new(),
+                },
+                false => Below::Memory(&self.layers),
             };
-            self.layers.push(layer);
-            before += size;
+            let room = memory - self.working(stones) - self.positions() as u64;
+            let layer = self.layer((stones, &below), threads, room as usize, &mut |done| {
+                progress(before + done, total)
+            })?;
+            below.take_error()?;
+            starts.push(write_layer(file, &starts, &layer)?);
+            if !on_disk {
+                self.layers.push(layer);
+            }
+            before += self.size(stones);
         }
         progress(total, total);
-        Ok(())
+        let bytes = starts.last().copied().unwrap_or(0);
+        Ok(Written {
+            positions: bytes - starts[0],
+            bytes,
+            on_disk,
+        })
     }
 
     /// A layer of a game valued by its pits, worked out depth first from
@@ -212,7 +334,7 @@ impl Tables {
     fn pits_layer(
         &self,
         scoring: Scoring,
-        stones: usize,
+        (stones, below): (usize, &Below),
         threads: usize,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Vec<i8>, TableError> {
@@ -221,6 +343,7 @@ impl Tables {
         let (next, done) = (AtomicU64::new(0), AtomicU64::new(0));
         let work = |thread: usize| -> Result<(), TableError> {
             let mark = WORKING - thread as i8;
+            let mut below = below.reader();
             loop {
                 let from = next.fetch_add(4096, Relaxed) as usize;
                 if from >= size {
@@ -229,7 +352,13 @@ impl Tables {
                 let to = (from + 4096).min(size);
                 for index in from..to {
                     if layer[index].load(Relaxed) == UNKNOWN {
-                        self.value_in_layer(scoring, (stones, index), &layer, mark, 0)?;
+                        self.value_in_layer(
+                            scoring,
+                            (stones, index),
+                            (&layer, &mut below),
+                            mark,
+                            0,
+                        )?;
                     }
                 }
                 done.fetch_add((to - from) as u64, Relaxed);
@@ -271,7 +400,7 @@ impl Tables {
         &self,
         scoring: Scoring,
         (stones, index): (usize, usize),
-        layer: &[AtomicI8],
+        (layer, below): (&[AtomicI8], &mut Reader),
         mark: i8,
         depth: u32,
     ) -> Result<i8, TableError> {
@@ -302,14 +431,14 @@ impl Tables {
                 } else {
                     let (k, i) = key_of(&child);
                     let w = if k < stones {
-                        self.layers[k][i as usize]
+                        below.get(k, i)
                     } else {
                         match layer[i as usize].load(Relaxed) {
                             w if w == mark => return Err(cycle()),
                             w if w <= WORKING => self.value_in_layer(
                                 scoring,
                                 (k, i as usize),
-                                layer,
+                                (layer, below),
                                 mark,
                                 depth + 1,
                             )?,
@@ -485,6 +614,36 @@ impl Tables {
             layers,
         })
     }
+}
+
+/// Writes `layer` where the layers of `starts` end; returns its end.
+fn write_layer(file: &File, starts: &[u64], layer: &[i8]) -> std::io::Result<u64> {
+    let mut at = starts.last().copied().unwrap_or(0);
+    // A piece at a time: a copy of a whole large layer would double it.
+    for piece in layer.chunks(1 << 16) {
+        let bytes: Vec<u8> = piece.iter().map(|&v| v as u8).collect();
+        file.write_all_at(&bytes, at)?;
+        at += bytes.len() as u64;
+    }
+    Ok(at)
+}
+
+/// What a build may use of the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub threads: usize,
+    /// Bytes for the tables' layers while they are built (and the capture
+    /// games' cache of moves); each thread reads the file through 1 MB more.
+    pub memory: usize,
+}
+
+/// What [`Tables::build_file`] wrote: the positions (one byte each), the
+/// file's bytes, and whether the finished layers were read back from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub positions: u64,
+    pub bytes: u64,
+    pub on_disk: bool,
 }
 
 fn header(rules: &Rules, max: usize) -> String {

@@ -3,6 +3,7 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::io::Read;
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -224,6 +225,67 @@ fn tables_extended_are_the_tables_built_at_once() {
         (4..=6).map(|k| super::rank::spreads(k, 12)).sum::<u64>()
     );
     assert_eq!(tables, Tables::build(&rules, 6, &mut |_, _| {}).unwrap());
+}
+
+/// `tables` extended to `max` by [`Tables::build_file`] within `memory`
+/// bytes: the file's bytes, and whether the layers were read back from it.
+fn built_in_a_file(tables: Tables, max: usize, memory: usize) -> (Vec<u8>, bool) {
+    use std::io::{Seek, SeekFrom};
+    let mut file = tempfile::tempfile().unwrap();
+    let budget = super::Budget { threads: 2, memory };
+    let written = tables
+        .build_file(max, budget, &file, &mut |_, _| {})
+        .unwrap();
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0)).unwrap();
+    file.read_to_end(&mut bytes).unwrap();
+    assert_eq!(written.bytes, bytes.len() as u64);
+    (bytes, written.on_disk)
+}
+
+/// A limit small enough that the finished layers go to disk part way (the
+/// first layers in memory, then read back from the file; in Wari a cache
+/// of moves for some blocks and none for others) gives the bytes of the
+/// build in memory, extending tables or building them anew.
+#[test]
+fn tables_built_from_disk_are_the_tables_built_in_memory() {
+    // Kalah to 9: layer 9 (167,960 bytes) with 0 to 8 (125,970) is over
+    // 200,000; layer 8 with those below is not. Wari to 8: layer 8 takes
+    // 3 x 75,582 bytes, beside 50,388 below.
+    for (ruleset, max, memory) in [(Ruleset::Kalah, 9, 200_000), (Ruleset::Wari, 8, 250_000)] {
+        let rules = ruleset.rules();
+        let mut in_memory = Vec::new();
+        Tables::build(&rules, max, &mut |_, _| {})
+            .unwrap()
+            .write(&mut in_memory)
+            .unwrap();
+        let fresh = || Tables::new(&rules).unwrap();
+        let begun = || Tables::build(&rules, 5, &mut |_, _| {}).unwrap();
+        assert_eq!(
+            built_in_a_file(fresh(), max, usize::MAX),
+            (in_memory.clone(), false)
+        );
+        assert_eq!(
+            built_in_a_file(fresh(), max, memory),
+            (in_memory.clone(), true),
+            "{ruleset}"
+        );
+        assert_eq!(
+            built_in_a_file(begun(), max, memory),
+            (in_memory, true),
+            "{ruleset}"
+        );
+        // A layer that alone does not fit is refused before any is built.
+        let file = tempfile::tempfile().unwrap();
+        let budget = super::Budget {
+            threads: 2,
+            memory: 100_000,
+        };
+        match fresh().build_file(max, budget, &file, &mut |_, _| {}) {
+            Err(super::TableError::Memory { stones, .. }) => assert!(stones <= max),
+            other => panic!("{ruleset}: {other:?}"),
+        }
+    }
 }
 
 #[test]
