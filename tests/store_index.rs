@@ -7,13 +7,14 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use mancala::address::mailbox_key;
 use mancala::engine::{Ruleset, Side, SplitMix64};
 use mancala::mail::delivery::DeliveryError;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::Referee;
 use mancala::store::ratings::Rating;
-use mancala::store::{mailbox_key, GameRecord, Standing, Store};
+use mancala::store::{GameRecord, Standing, Store};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 

@@ -56,9 +56,10 @@ use std::path::{Path, PathBuf};
 
 use super::ratings::{self, Count};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Durability, GameId, GameRecord, Listing,
-    LockOn, Secrets, Standing, Store, StoreError,
+    io_error, replace_file, sync_folder, Durability, GameId, GameRecord, Listing, LockOn, Secrets,
+    Standing, Store, StoreError,
 };
+use crate::address::mailbox_key;
 use crate::engine::{Game, Side};
 
 const INDEX: &str = "index";
