@@ -293,8 +293,9 @@ fn variant_help() -> String {
 
 /// Every opponent `--opponent` takes, as `Opponent`'s `FromStr` reads them.
 const OPPONENTS: &str = "greedy (Critchlow's), greedy-X (greedy, else strategy X), \
-    perfect (exact where the solver reaches in about half a second, with the endgame tables; \
-    else strong), strong (100 ms a move), quick (10 ms), blitz (1 ms), search-Nms, random, \
+    perfect (exact where the solver reaches within 500,000 positions, with the endgame tables; \
+    else strong), strong (1,000,000 positions a move), quick (100,000), blitz (10,000), \
+    search-N (N positions a move), random, \
     first, last, first-largest, last-largest, first-smallest, last-smallest";
 
 /// The opponents, and which is each game's default, from the rulesets' table.
@@ -566,7 +567,7 @@ mod tests {
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
     /// A folder of tables (RULESET.tables, as `mancala tables build` writes them), used before
-    /// the ones built in (the shipped boards/tables: Mankala, Waurie, Kalah); it must exist
+    /// the ones built in (the shipped boards/tables: every game's); it must exist
     #[arg(long, env = "MANCALA_TABLES")]
     pub tables: Option<PathBuf>,
     /// Search without any tables
