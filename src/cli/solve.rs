@@ -11,26 +11,6 @@ use mancala::solve::{analyze, Budget, Solution, Solver, Tables};
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
 
-/// The endgame tables shipped in `boards/tables/`, built into the binary
-/// (1.35 MB a game), so that an installed one has them in any folder. A
-/// file added there needs its line here (a test checks that none is left out).
-const BUILT_IN: &[(&str, &[u8])] = &[
-    (
-        "super-wari",
-        include_bytes!("../../boards/tables/super-wari.tables"),
-    ),
-    ("wari", include_bytes!("../../boards/tables/wari.tables")),
-    ("kalah", include_bytes!("../../boards/tables/kalah.tables")),
-    (
-        "mankala",
-        include_bytes!("../../boards/tables/mankala.tables"),
-    ),
-    (
-        "waurie",
-        include_bytes!("../../boards/tables/waurie.tables"),
-    ),
-];
-
 /// The tables of `rules`: `RULESET.tables` in `dir` when there is one, else
 /// the built-in ones; `None` when neither has them. A `dir` that is not a
 /// folder, or a file that cannot be read, is an error.
@@ -54,12 +34,7 @@ fn find(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
             Err(e) => return Err(Failure::io(path.display(), &e)),
         }
     }
-    let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name) else {
-        return Ok(None);
-    };
-    Tables::read(rules, &mut bytes)
-        .map(Some)
-        .map_err(|e| Failure::data(format!("the built-in {name} tables: {e}")))
+    Tables::built_in(rules).map_err(|e| Failure::data(format!("the built-in {name} tables: {e}")))
 }
 
 /// The tables the solver uses for `rules` (see [`find`]), or none, said
@@ -223,6 +198,10 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
         .map_err(|e| Failure::io(path.display(), &e))?;
     temp.persist(&path)
         .map_err(|e| Failure::io(path.display(), &e.error))?;
+    // The rename made durable, as the store's writes are.
+    std::fs::File::open(dir)
+        .and_then(|folder| folder.sync_all())
+        .map_err(|e| Failure::io(dir.display(), &e))?;
     let built = written.positions - had;
     let read_back = match written.on_disk {
         true => ", the finished layers read back from the file",
@@ -252,27 +231,4 @@ fn available_memory() -> usize {
                 .ok()
         });
     kb.map_or(usize::MAX, |kb| kb.saturating_mul(1024) / 4 * 3)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_shipped_table_is_built_in_and_reads() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/tables");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            let game = name.strip_suffix(".tables").unwrap_or(&name);
-            assert!(
-                BUILT_IN.iter().any(|(built, _)| *built == game),
-                "boards/tables/{name} is not built in: add it to BUILT_IN in src/cli/solve.rs"
-            );
-        }
-        for (game, _) in BUILT_IN {
-            let rules: Rules = game.parse::<mancala::engine::Ruleset>().unwrap().rules();
-            let tables = find(None, &rules).unwrap().expect("built in");
-            assert!(tables.max_stones() > 0, "{game}");
-        }
-    }
 }

@@ -9,6 +9,7 @@
 
 pub mod analyze;
 mod below;
+mod built_in;
 mod capture;
 pub mod dfpn;
 pub mod memo;
