@@ -232,16 +232,10 @@ fn no_sheet_and_broken_rows_are_errors_not_panics() {
 
 #[test]
 fn moves_are_read_as_players_write_them() {
-    let pits = |s: &str| {
-        parse_sowings(s)
-            .unwrap()
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<String>()
-    };
+    let pits = |s: &str| written(&parse_sowings(s).unwrap());
     assert_eq!(pits("c"), "c");
-    assert_eq!(pits("C-F"), "cf");
-    assert_eq!(pits("c f, 3"), "cfc");
+    assert_eq!(pits("C-F"), "c-f");
+    assert_eq!(pits("c f, 3"), "c-f-c");
     assert!(parse_sowings("c-x").is_err());
 }
 

@@ -12,8 +12,9 @@ use crate::engine::Side;
 use crate::hosted::{Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{turn_words, written};
+use crate::mail::play::turn_words;
 use crate::mail::refusal::{offered, Refusal};
+use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
 
 impl Scene<'_> {
