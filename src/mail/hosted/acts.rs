@@ -342,6 +342,16 @@ impl Names<'_, '_> {
         }
     }
 
+    /// `by`'s answer to `offered_by`'s offer: `Bob accepted your draw offer`.
+    fn answered(&self, by: Side, verb: &str, offered_by: Side, kind: OfferKind) -> String {
+        format!(
+            "{} {verb} {} {}",
+            self.who(by),
+            self.whose(offered_by),
+            offered(kind)
+        )
+    }
+
     /// What `event` tells its reader, if it is news (conditional moves
     /// are told to their writer alone, by [`Scene::note_events`]).
     fn said(&self, event: &Event) -> Option<String> {
@@ -368,18 +378,16 @@ impl Names<'_, '_> {
                 last_turn,
             } => self.offer(*by, *kind, last_turn),
             Event::DrawAgreed { by, offered_by } => format!(
-                "{} accepted {} draw offer: the game is drawn.",
-                self.who(*by),
-                self.whose(*offered_by)
+                "{}: the game is drawn.",
+                self.answered(*by, "accepted", *offered_by, OfferKind::Draw)
             ),
             Event::TakenBack {
                 by,
                 offered_by,
                 undone,
             } => format!(
-                "{} accepted {} takeback: {} last turn ({}) is undone.",
-                self.who(*by),
-                self.whose(*offered_by),
+                "{}: {} last turn ({}) is undone.",
+                self.answered(*by, "accepted", *offered_by, OfferKind::Takeback),
                 self.whose(*offered_by),
                 written(undone)
             ),
@@ -387,12 +395,7 @@ impl Names<'_, '_> {
                 by,
                 offered_by,
                 kind,
-            } => format!(
-                "{} declined {} {}.",
-                self.who(*by),
-                self.whose(*offered_by),
-                offered(*kind)
-            ),
+            } => format!("{}.", self.answered(*by, "declined", *offered_by, *kind)),
             Event::Resigned { side } => format!("{} resigned.", self.who(*side)),
             Event::ComputerPlayed { side, choices } => self.computer(*side, choices),
             Event::ConditionPlayed { condition } => format!(
