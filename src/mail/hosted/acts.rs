@@ -130,7 +130,7 @@ impl Scene<'_> {
             let Some(first) = refused.first() else {
                 if !self.notes[side.index()].is_empty() {
                     // Only `if` lines kept: the writer alone hears of it.
-                    let mail = self.board(side, "your conditional moves are kept.", None, None);
+                    let mail = self.board(side, "your conditional moves are kept.", None);
                     return Decision::new(mail, Did::ConditionsKept);
                 }
                 return self.refuse(side, &Refusal::NoMove, from_note);
