@@ -36,9 +36,12 @@ fn game_at(ruleset: Ruleset, board: &str) -> Game {
     Game::from_position(setup(ruleset, board))
 }
 
-/// The winner (`None` for a draw) of a game that is over, and why it ended.
+/// The winner (`None` for a draw) of a game that is over, and why it
+/// ended; a game over has no one to move and no legal move.
 fn result(game: &Game) -> (Option<Side>, EndReason) {
     let outcome = game.outcome().expect("the game is over");
+    assert_eq!(game.to_move(), None);
+    assert!(game.legal_moves().is_empty());
     (outcome.winner, outcome.reason)
 }
 
@@ -94,6 +97,16 @@ fn assert_sows_by(rules: Rules, cases: &[Sows]) {
 }
 
 // ---- Super-Wari and Wari ----
+
+/// From `board` only the pits of `legal` may be played: `starving` is
+/// refused, as it would leave the opponent no stones. Its error, to read.
+fn assert_starves(ruleset: Ruleset, board: &str, legal: &str, starving: char) -> PlayError {
+    let p = setup(ruleset, board);
+    assert_eq!(p.legal_moves(), pits(legal), "from {board}");
+    let err = p.clone().play(pit(starving)).unwrap_err();
+    assert_eq!(err.kind, PlayErrorKind::StarvesOpponent, "from {board}");
+    err
+}
 
 #[test]
 fn wari_sows_one_a_cell_anticlockwise() {
@@ -198,13 +211,12 @@ fn wari_no_capture_in_own_row_or_of_other_counts() {
 
 #[test]
 fn wari_forbids_capturing_all_the_opponents_stones() {
-    let p = setup(
+    let err = assert_starves(
         Ruleset::SuperWari,
         "1 0 0 0 0 0 0 4 / 1 1 1 1 0 0 0 0 / 20 19",
+        "a",
+        'h',
     );
-    assert_eq!(p.legal_moves(), pits("a"));
-    let err = p.clone().play(pit('h')).unwrap_err();
-    assert_eq!(err.kind, PlayErrorKind::StarvesOpponent);
     assert_eq!(
         err.to_string(),
         "South's h would leave North with no stones; legal: a"
@@ -213,14 +225,11 @@ fn wari_forbids_capturing_all_the_opponents_stones() {
 
 #[test]
 fn wari_must_feed_an_empty_row() {
-    let p = setup(
+    assert_starves(
         Ruleset::SuperWari,
         "1 0 0 0 0 0 0 1 / 0 0 0 0 0 0 0 0 / 23 23",
-    );
-    assert_eq!(p.legal_moves(), pits("h"));
-    assert_eq!(
-        p.clone().play(pit('a')).unwrap_err().kind,
-        PlayErrorKind::StarvesOpponent
+        "h",
+        'a',
     );
 }
 
@@ -235,8 +244,6 @@ fn wari_when_no_move_can_feed_the_mover_plays_any_and_takes_the_rest() {
     assert_eq!(s.swept, 2);
     assert_eq!(result(&game), (Some(Side::North), EndReason::Starvation));
     assert_eq!(game.outcome().unwrap().score, [23, 25]);
-    assert_eq!(game.to_move(), None);
-    assert!(game.legal_moves().is_empty());
 }
 
 #[test]
@@ -536,11 +543,11 @@ fn wari_feeding_an_empty_row_may_not_then_capture_all_of_it() {
     // North's d (19 stones) feeds South's empty row, laps, and ends with
     // every South cell at 2: a capture of all, so d is illegal (found by the
     // OpenSpiel cross-check).
-    let mut p = setup(Ruleset::Wari, "0 0 0 0 0 0 / 0 5 0 19 0 3 / 10 11 north");
-    assert_eq!(p.legal_moves(), pits("bf"));
-    assert_eq!(
-        p.play(pit('d')).unwrap_err().kind,
-        PlayErrorKind::StarvesOpponent
+    assert_starves(
+        Ruleset::Wari,
+        "0 0 0 0 0 0 / 0 5 0 19 0 3 / 10 11 north",
+        "bf",
+        'd',
     );
 }
 
@@ -662,8 +669,6 @@ fn first_empty_wins_ends_the_game_though_the_opponent_could_feed_the_row() {
     game.play(pit('f')).unwrap();
     assert_eq!(result(&game), (Some(Side::South), EndReason::FirstEmpty));
     assert_eq!(game.outcome().unwrap().score, [22, 22]);
-    assert_eq!(game.to_move(), None);
-    assert!(game.legal_moves().is_empty());
 }
 
 #[test]
@@ -770,30 +775,21 @@ fn variants_are_named_in_the_rules() {
 
 // ---- Set-up positions ----
 
+/// A Waurie position set up from its pits alone, South to move: the stores
+/// share the stones left.
+fn waurie_set_up(south: &[u8], north: &[u8]) -> Position {
+    Position::set_up(Ruleset::Waurie.rules(), south, north, None, Side::South).unwrap()
+}
+
 #[test]
 fn a_set_up_shares_the_stones_left_between_the_stores() {
-    let rules = Ruleset::Waurie.rules();
-    let p = Position::set_up(
-        rules,
-        &[1, 0, 0, 0, 1, 1],
-        &[0, 0, 1, 0, 0, 0],
-        None,
-        Side::South,
-    )
-    .unwrap();
+    let p = waurie_set_up(&[1, 0, 0, 0, 1, 1], &[0, 0, 1, 0, 0, 0]);
     assert_eq!([p.store(Side::South), p.store(Side::North)], [22, 22]);
     assert!(!p.is_start());
     // An odd number left: South takes the odd one.
-    let p = Position::set_up(
-        rules,
-        &[1, 0, 0, 0, 1, 1],
-        &[1, 1, 0, 0, 0, 0],
-        None,
-        Side::South,
-    )
-    .unwrap();
+    let p = waurie_set_up(&[1, 0, 0, 0, 1, 1], &[1, 1, 0, 0, 0, 0]);
     assert_eq!([p.store(Side::South), p.store(Side::North)], [22, 21]);
-    assert!(Position::start(rules, Side::North).is_start());
+    assert!(Position::start(Ruleset::Waurie.rules(), Side::North).is_start());
 }
 
 #[test]
@@ -877,16 +873,7 @@ fn solve(game: &Game) -> Option<Side> {
 }
 
 fn gering() -> Game {
-    Game::from_position(
-        Position::set_up(
-            Ruleset::Waurie.rules(),
-            &[1, 0, 0, 0, 1, 1],
-            &[0, 0, 1, 0, 0, 0],
-            None,
-            Side::South,
-        )
-        .unwrap(),
-    )
+    Game::from_position(waurie_set_up(&[1, 0, 0, 0, 1, 1], &[0, 0, 1, 0, 0, 0]))
 }
 
 fn play_line(game: &mut Game, line: &str) {
