@@ -263,8 +263,8 @@ fn help_reads_well() {
         for needle in [
             "greedy (Critchlow's)",
             "perfect (exact",
-            "blitz (1 ms)",
-            "search-Nms",
+            "blitz (10,000)",
+            "search-N (N positions a move)",
             default,
         ] {
             assert!(

@@ -11,26 +11,6 @@ use mancala::solve::{analyze, Solution, Solver, Tables};
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
 
-/// The endgame tables shipped in `boards/tables/`, built into the binary
-/// (1.35 MB a game), so that an installed one has them in any folder. A
-/// file added there needs its line here (a test checks that none is left out).
-const BUILT_IN: &[(&str, &[u8])] = &[
-    (
-        "super-wari",
-        include_bytes!("../../boards/tables/super-wari.tables"),
-    ),
-    ("wari", include_bytes!("../../boards/tables/wari.tables")),
-    ("kalah", include_bytes!("../../boards/tables/kalah.tables")),
-    (
-        "mankala",
-        include_bytes!("../../boards/tables/mankala.tables"),
-    ),
-    (
-        "waurie",
-        include_bytes!("../../boards/tables/waurie.tables"),
-    ),
-];
-
 /// The tables of `rules`: `RULESET.tables` in `dir` when there is one, else
 /// the built-in ones; `None` when neither has them. A `dir` that is not a
 /// folder, or a file that cannot be read, is an error.
@@ -54,12 +34,7 @@ fn find(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
             Err(e) => return Err(Failure::io(path.display(), &e)),
         }
     }
-    let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name) else {
-        return Ok(None);
-    };
-    Tables::read(rules, &mut bytes)
-        .map(Some)
-        .map_err(|e| Failure::data(format!("the built-in {name} tables: {e}")))
+    Tables::built_in(rules).map_err(|e| Failure::data(format!("the built-in {name} tables: {e}")))
 }
 
 /// The tables the solver uses for `rules` (see [`find`]), or none, said
@@ -220,27 +195,4 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path) -> CliResult {
         built as f64 / seconds.max(1e-9),
         bytes.len()
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_shipped_table_is_built_in_and_reads() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("boards/tables");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            let game = name.strip_suffix(".tables").unwrap_or(&name);
-            assert!(
-                BUILT_IN.iter().any(|(built, _)| *built == game),
-                "boards/tables/{name} is not built in: add it to BUILT_IN in src/cli/solve.rs"
-            );
-        }
-        for (game, _) in BUILT_IN {
-            let rules: Rules = game.parse::<mancala::engine::Ruleset>().unwrap().rules();
-            let tables = find(None, &rules).unwrap().expect("built in");
-            assert!(tables.max_stones() > 0, "{game}");
-        }
-    }
 }

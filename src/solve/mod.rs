@@ -8,6 +8,7 @@
 //! result exact.
 
 pub mod analyze;
+mod built_in;
 mod capture;
 pub mod dfpn;
 pub mod memo;

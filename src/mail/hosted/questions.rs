@@ -203,9 +203,12 @@ impl Scene<'_> {
 /// a long game's answer stays within seconds.
 const ANALYSIS_NODES: u64 = 50_000;
 
-/// The analysis of `sheet`'s game, with a line on how to read it.
+/// The analysis of `sheet`'s game, with a line on how to read it: exact
+/// where the built-in endgame tables reach (a damaged one, which a test
+/// rules out, would only make it slower).
 fn analysis_text(sheet: &Sheet) -> String {
-    let analysis = crate::solve::analyze(&sheet.game, None, ANALYSIS_NODES);
+    let tables = crate::solve::Tables::built_in(sheet.game.rules()).unwrap_or(None);
+    let analysis = crate::solve::analyze(&sheet.game, tables.as_ref(), ANALYSIS_NODES);
     let unit = match crate::solve::Scoring::of(sheet.game.rules()) {
         Some(crate::solve::Scoring::WinLoss) => "+1 a win, -1 a loss",
         _ => "the final margin",
@@ -356,5 +359,42 @@ impl HostedReferee {
             );
         }
         body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Ruleset, SplitMix64};
+    use crate::sheet::Players;
+
+    #[test]
+    fn a_mailed_analysis_is_exact_where_the_built_in_tables_reach() {
+        // A Kalah game played at random until 18 stones are left in pits
+        // (the first seed whose game lasts so long): its last turns are
+        // past a 50,000-position search alone.
+        let rules = Ruleset::Kalah.rules();
+        let sheet = (0..)
+            .find_map(|seed| {
+                let mut rng = SplitMix64::new(seed);
+                let mut sheet = Sheet::new(rules, Players::named("Alice", "Bob"));
+                while sheet.game.position().stones_in_pits() > 18 && !sheet.game.is_over() {
+                    let legal = sheet.game.legal_moves();
+                    sheet.game.play(legal.nth(rng.below(legal.len()))?).ok()?;
+                }
+                (!sheet.game.is_over()).then_some(sheet)
+            })
+            .unwrap();
+        let inexact = |text: &str| text.matches("(not exact)").count();
+        let alone = crate::solve::analyze(&sheet.game, None, ANALYSIS_NODES);
+        let alone = inexact(&alone.text(|side| sheet.name(side).to_string()));
+        let text = analysis_text(&sheet);
+        assert!(
+            inexact(&text) < alone,
+            "{alone} turns not exact alone:\n{text}"
+        );
+        // The last turns are exact: the tables reach them.
+        let last = text.lines().rev().take(2).collect::<Vec<_>>().join("\n");
+        assert_eq!(inexact(&last), 0, "{text}");
     }
 }
