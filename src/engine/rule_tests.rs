@@ -393,7 +393,7 @@ fn waurie_feeding_the_opponent_keeps_the_game_going() {
 
 #[test]
 fn kalah_and_mankala_stones_are_three_to_six_and_default_to_four_and_three() {
-    for (ruleset, stones, total) in [(Ruleset::Kalah, 4, 48), (Ruleset::Mankala, 3, 36)] {
+    for (stones, total, ruleset) in [(4, 48, Ruleset::Kalah), (3, 36, Ruleset::Mankala)] {
         let rules = ruleset.rules();
         assert_eq!(
             (rules.pits, rules.stones, rules.total_stones()),
