@@ -389,7 +389,7 @@ fn waurie_feeding_the_opponent_keeps_the_game_going() {
     assert_eq!(result(&game), (Some(Side::South), EndReason::CannotMove));
 }
 
-// ---- Mankala ----
+// ---- Mankala, and the rules Kalah shares with it ----
 
 #[test]
 fn kalah_and_mankala_stones_are_three_to_six_and_default_to_four_and_three() {
