@@ -5,7 +5,7 @@
 use super::letter::Letter;
 use super::refusal::Refusal;
 use crate::engine::{Pit, Side, Sowing};
-use crate::sheet::{self, RawSheet, Sheet};
+use crate::sheet::{self, written, RawSheet, Sheet};
 
 /// A sheet and the move the mail asks for.
 pub struct Request {
@@ -168,32 +168,17 @@ pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
     }
 }
 
-pub fn written(sowings: &[Pit]) -> String {
-    sowings
-        .iter()
-        .map(|p| p.to_string())
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn move_lines_as_players_write_them() {
-        let ok = |l: &str| {
-            move_line(l)
-                .unwrap()
-                .unwrap()
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<String>()
-        };
+        let ok = |l: &str| written(&move_line(l).unwrap().unwrap());
         assert_eq!(ok("move c"), "c");
         assert_eq!(ok("Move: c"), "c");
-        assert_eq!(ok("  MOVE c-f"), "cf");
-        assert_eq!(ok("move c f."), "cf");
+        assert_eq!(ok("  MOVE c-f"), "c-f");
+        assert_eq!(ok("move c f."), "c-f");
         assert_eq!(ok("move:3"), "c");
         assert!(move_line("Move fast and break things").is_none());
         assert!(move_line("moved to Paris").is_none());

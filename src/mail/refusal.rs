@@ -1,9 +1,9 @@
 //! Why a mail's move or command was not carried out: one closed set of
 //! kinds, each worded for the player, with what to write instead.
 
-use super::play::written;
 use crate::engine::{RulesError, Side};
 use crate::hosted::GameRefusal;
+use crate::sheet::written;
 use crate::sheet::SheetError;
 use crate::store::OfferKind;
 

@@ -166,5 +166,11 @@ pub fn parse_sowings(text: &str) -> Result<Vec<Pit>, crate::engine::ParsePitErro
         .collect()
 }
 
+/// A turn as the sheet writes it and [`parse_sowings`] reads it: `c-f`.
+pub fn written(sowings: &[Pit]) -> String {
+    let letters: Vec<String> = sowings.iter().map(Pit::to_string).collect();
+    letters.join("-")
+}
+
 #[cfg(test)]
 mod tests;

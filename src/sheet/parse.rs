@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::setup::{setup_line, SetUpLine, SetUpTextError};
-use super::{Player, Players, Sheet};
+use super::{written, Player, Players, Sheet};
 use crate::engine::{
     EndReason, Game, Pit, PlayError, Position, Rules, RulesError, Ruleset, SetUpError, Side,
 };
@@ -577,12 +577,6 @@ impl RawSheet {
             }
             let line = t / 2 + 1;
             let side = if t % 2 == 0 { first } else { first.other() };
-            let written = |turn: &[Pit]| {
-                turn.iter()
-                    .map(|p| p.to_string())
-                    .collect::<Vec<_>>()
-                    .join("-")
-            };
             if t > 0 && game.to_move() == Some(side.other()) {
                 let previous = &self.turns[t - 1];
                 return Err(SheetError::MissingBonus {

@@ -11,6 +11,22 @@ fn sheet_after(ruleset: Ruleset, moves: &str) -> Sheet {
     sheet
 }
 
+/// Why `text` is not read as a sheet.
+fn refused(text: &str) -> String {
+    Sheet::parse(text).unwrap_err().to_string()
+}
+
+/// Why the sheet after `moves` is not read once each `(from, to)` edit is
+/// made (the first `from` becomes `to`).
+fn refused_edited(ruleset: Ruleset, moves: &str, edits: &[(&str, &str)]) -> String {
+    let mut text = sheet_after(ruleset, moves).to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "no {from:?} in {text}");
+        text = text.replacen(from, to, 1);
+    }
+    refused(&text)
+}
+
 #[test]
 fn the_broadcast_parses_as_the_super_wari_start() {
     let sheet = Sheet::parse(BROADCAST).unwrap();
@@ -135,45 +151,39 @@ fn a_six_cell_sheet_must_name_its_game() {
 
 #[test]
 fn the_board_is_checked_against_the_log() {
-    let text = sheet_after(Ruleset::SuperWari, "c").to_string();
     // Draw North's b (second cell from the right on the top row) wrong.
-    let wrong = text.replacen(
+    let north_b = (
         "|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Bill",
         "|  3 |  3 |  3 |  3 |  3 |  3 |  9 |  3 |   Bill",
-        1,
     );
-    let err = Sheet::parse(&wrong).unwrap_err();
     assert_eq!(
-        err.to_string(),
+        refused_edited(Ruleset::SuperWari, "c", &[north_b]),
         "the board does not match the log: North's b shows 9, the log gives 3"
     );
-    let wrong = text.replace("Captured: south 0, north 0", "Captured: south 2, north 0");
-    let err = Sheet::parse(&wrong).unwrap_err();
+    let captured = ("Captured: south 0, north 0", "Captured: south 2, north 0");
     assert_eq!(
-        err.to_string(),
+        refused_edited(Ruleset::SuperWari, "c", &[captured]),
         "the board does not match the log: South's captured total shows 2, the log gives 0"
     );
 }
 
 #[test]
 fn an_illegal_move_in_the_log_names_its_line() {
-    let text = sheet_after(Ruleset::SuperWari, "c a").to_string();
-    let bad = text.replace("1.    c         a", "1.    c         a\n2.    c");
-    let bad = bad.replacen("\n2.    ?", "", 1);
-    let err = Sheet::parse(&bad).unwrap_err();
+    let edits = [
+        ("1.    c         a", "1.    c         a\n2.    c"),
+        ("\n2.    ?", ""),
+    ];
     assert_eq!(
-        err.to_string(),
+        refused_edited(Ruleset::SuperWari, "c a", &edits),
         "move 2: South's c is empty; legal: a, b, d, e, f, g, h"
     );
 }
 
 #[test]
 fn a_missing_bonus_sowing_is_named() {
-    let text = sheet_after(Ruleset::Waurie, "c-f a").to_string();
-    let bad = text.replace("1.    c-f       a", "1.    c         a");
-    let err = Sheet::parse(&bad).unwrap_err();
+    let edits = [("1.    c-f       a", "1.    c         a")];
     assert_eq!(
-        err.to_string(),
+        refused_edited(Ruleset::Waurie, "c-f a", &edits),
         "move 1: South's c ends in the store and earns another sowing; write it as c-<pit>"
     );
 }
@@ -232,16 +242,10 @@ fn no_sheet_and_broken_rows_are_errors_not_panics() {
 
 #[test]
 fn moves_are_read_as_players_write_them() {
-    let pits = |s: &str| {
-        parse_sowings(s)
-            .unwrap()
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<String>()
-    };
+    let pits = |s: &str| written(&parse_sowings(s).unwrap());
     assert_eq!(pits("c"), "c");
-    assert_eq!(pits("C-F"), "cf");
-    assert_eq!(pits("c f, 3"), "cfc");
+    assert_eq!(pits("C-F"), "c-f");
+    assert_eq!(pits("c f, 3"), "c-f-c");
     assert!(parse_sowings("c-x").is_err());
 }
 
@@ -269,7 +273,7 @@ fn every_variant_is_written_on_the_game_line_and_read_back() {
     let text = sheet_after(Ruleset::Waurie, "a").to_string();
     let wrong = text.replacen("south first", "south first, variant sideways", 1);
     assert_eq!(
-        Sheet::parse(&wrong).unwrap_err().to_string(),
+        refused(&wrong),
         "waurie has no variant 'sideways'; its variants are first-empty-wins and both-stores"
     );
 }
@@ -331,7 +335,7 @@ fn a_set_up_line_that_cannot_be_or_is_impossible_is_refused_with_the_reason() {
     let text = sheet_after(Ruleset::Waurie, "").to_string();
     let with = |line: &str| {
         let sheet = text.replacen("south first\n", &format!("south first\n{line}\n"), 1);
-        Sheet::parse(&sheet).unwrap_err().to_string()
+        refused(&sheet)
     };
     assert_eq!(
         with("Set up: 1 0 0 0 1 1, stores 22,22"),

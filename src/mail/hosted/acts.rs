@@ -12,8 +12,9 @@ use crate::engine::Side;
 use crate::hosted::{Answer, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{turn_words, written};
+use crate::mail::play::turn_words;
 use crate::mail::refusal::{offered, Refusal};
+use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
 
 impl Scene<'_> {
@@ -128,7 +129,7 @@ impl Scene<'_> {
             let Some(first) = refused.first() else {
                 if !self.notes[side.index()].is_empty() {
                     // Only `if` lines kept: the writer alone hears of it.
-                    let mail = self.board(side, "your conditional moves are kept.", None, None);
+                    let mail = self.board(side, "your conditional moves are kept.", None);
                     return Decision::new(mail, Did::ConditionsKept);
                 }
                 return self.refuse(side, &Refusal::NoMove, from_note);
@@ -340,6 +341,16 @@ impl Names<'_, '_> {
         }
     }
 
+    /// `by`'s answer to `offered_by`'s offer: `Bob accepted your draw offer`.
+    fn answered(&self, by: Side, verb: &str, offered_by: Side, kind: OfferKind) -> String {
+        format!(
+            "{} {verb} {} {}",
+            self.who(by),
+            self.whose(offered_by),
+            offered(kind)
+        )
+    }
+
     /// What `event` tells its reader, if it is news (conditional moves
     /// are told to their writer alone, by [`Scene::note_events`]).
     fn said(&self, event: &Event) -> Option<String> {
@@ -366,18 +377,16 @@ impl Names<'_, '_> {
                 last_turn,
             } => self.offer(*by, *kind, last_turn),
             Event::DrawAgreed { by, offered_by } => format!(
-                "{} accepted {} draw offer: the game is drawn.",
-                self.who(*by),
-                self.whose(*offered_by)
+                "{}: the game is drawn.",
+                self.answered(*by, "accepted", *offered_by, OfferKind::Draw)
             ),
             Event::TakenBack {
                 by,
                 offered_by,
                 undone,
             } => format!(
-                "{} accepted {} takeback: {} last turn ({}) is undone.",
-                self.who(*by),
-                self.whose(*offered_by),
+                "{}: {} last turn ({}) is undone.",
+                self.answered(*by, "accepted", *offered_by, OfferKind::Takeback),
                 self.whose(*offered_by),
                 written(undone)
             ),
@@ -385,12 +394,7 @@ impl Names<'_, '_> {
                 by,
                 offered_by,
                 kind,
-            } => format!(
-                "{} declined {} {}.",
-                self.who(*by),
-                self.whose(*offered_by),
-                offered(*kind)
-            ),
+            } => format!("{}.", self.answered(*by, "declined", *offered_by, *kind)),
             Event::Resigned { side } => format!("{} resigned.", self.who(*side)),
             Event::ComputerPlayed { side, choices } => self.computer(*side, choices),
             Event::ConditionPlayed { condition } => format!(

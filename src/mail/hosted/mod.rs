@@ -330,14 +330,9 @@ impl Scene<'_> {
     }
 
     /// The board to `side`, under `first` (and `said`, the referee's words).
-    fn board(
-        &self,
-        side: Side,
-        first: &str,
-        said: Option<&str>,
-        comment: Option<(&str, &[String])>,
-    ) -> Option<Outgoing> {
-        self.board_drawn(side, first, said, comment, &Drawn::new(&self.game.sheet()))
+    fn board(&self, side: Side, first: &str, said: Option<&str>) -> Option<Outgoing> {
+        let sheet = self.game.sheet();
+        self.board_drawn(side, first, said, None, &Drawn::new(&sheet))
     }
 
     /// As [`Scene::board`], with the scene's sheet already drawn.
@@ -349,13 +344,13 @@ impl Scene<'_> {
         comment: Option<(&str, &[String])>,
         drawn: &Drawn,
     ) -> Option<Outgoing> {
-        let sheet = self.game.sheet();
-        let mut top = game_line(&sheet, first);
+        let sheet = drawn.sheet;
+        let mut top = game_line(sheet, first);
         if let Some(said) = said {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        let next = compose::next_for(&sheet, side);
+        let next = compose::next_for(sheet, side);
         self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
@@ -389,7 +384,6 @@ impl Scene<'_> {
             side,
             "your mail was read, but no move was played:",
             Some(&said),
-            None,
         );
         Decision::new(mail, Did::Refused(refusal.clone()))
     }
@@ -478,7 +472,7 @@ impl Scene<'_> {
 
     /// The board to `side` alone, as they asked, with what `said`.
     fn board_asked(&self, side: Side, said: Option<&str>) -> Decision {
-        let mail = self.board(side, "the board, as you asked.", said, None);
+        let mail = self.board(side, "the board, as you asked.", said);
         Decision::new(mail, Did::Board)
     }
 

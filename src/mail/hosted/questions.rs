@@ -8,9 +8,9 @@ use super::{sheet_of, summary, HostedReferee, Scene};
 use crate::engine::{Game, Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::result_words;
-use crate::mail::play::{play_turn, written};
+use crate::mail::play::play_turn;
 use crate::mail::refusal::echo;
-use crate::sheet::{Sheet, NOT_THE_GAME};
+use crate::sheet::{written, Sheet, NOT_THE_GAME};
 use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
 impl Scene<'_> {

@@ -183,10 +183,7 @@ impl HostedReferee {
                 game: id.to_string(),
                 player: name,
             };
-            (
-                what,
-                scene.board(side, &news, None, None).into_iter().collect(),
-            )
+            (what, scene.board(side, &news, None).into_iter().collect())
         } else {
             // Handed it early (an idle entry is a lower bound): filed
             // under its true day, it is not looked at again until then.
