@@ -6,7 +6,6 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use proptest::sample::Index;
 use proptest::test_runner::{Config, TestRunner};
 
 use super::rank::{spreads, unrank};
@@ -101,28 +100,7 @@ impl PathSearch<'_> {
 /// A random position of `rules` with 1 to `most` stones on the board (the
 /// rest split between the stores at random), its mover with stones.
 fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position> {
-    (1..=most, any::<Index>(), any::<Index>(), any::<bool>())
-        .prop_map(move |(stones, spread, store, south)| {
-            let cells = 2 * usize::from(rules.pits);
-            let mut counts = vec![0u8; cells];
-            unrank(
-                spread.index(spreads(stones, cells) as usize) as u64,
-                stones,
-                &mut counts,
-            );
-            let n = usize::from(rules.pits);
-            let rest = rules.total_stones() - stones as u16;
-            let south_store = store.index(usize::from(rest) + 1) as u16;
-            let side = if south { Side::South } else { Side::North };
-            Position::from_counts(
-                rules,
-                &counts[..n],
-                &counts[n..],
-                [south_store as u8, (rest - south_store) as u8],
-                side,
-            )
-            .unwrap()
-        })
+    super::tests::random_position(rules, most)
         .prop_filter("the mover has stones (else no play reaches it)", |p| {
             p.row_total(p.to_move()) > 0
         })

@@ -53,7 +53,7 @@ fn minimax(position: &Position, scoring: Scoring, _depth: u32) -> i32 {
 
 /// Random positions of `rules` with 1 to `most` stones in their pits (the
 /// rest shared between the stores at random), either side to move.
-fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position> {
+pub(super) fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position> {
     (1..=most, any::<Index>(), any::<Index>(), any::<bool>()).prop_map(
         move |(stones, spread, home, south)| {
             let cells = 2 * usize::from(rules.pits);
