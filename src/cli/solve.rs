@@ -54,7 +54,9 @@ fn find(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
             Err(e) => return Err(Failure::io(path.display(), &e)),
         }
     }
-    let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name) else {
+    // The built-in tables are for the usual board (a smaller Kalah has none).
+    let usual = rules.pits == rules.ruleset.rules().pits;
+    let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name && usual) else {
         return Ok(None);
     };
     Tables::read(rules, &mut bytes)
