@@ -99,6 +99,13 @@ pub enum Dropped {
     Answer(GameRefusal),
 }
 
+/// A player's answer to the opponent's standing offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Accept,
+    Decline,
+}
+
 /// Why the game refused an act.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GameRefusal {
@@ -329,27 +336,35 @@ impl HostedGame {
         }
     }
 
-    /// `side` accepts the opponent's offer: a draw, or their last turn undone.
+    /// `side` answers the opponent's offer: accepted, a draw is agreed or
+    /// their last turn undone; declined, play goes on.
     ///
     /// # Errors
     /// When no offer stands to be answered (or a newer one stands).
-    pub fn accept(
+    pub fn answer(
         &mut self,
         side: Side,
+        answer: Answer,
         answering: Option<u32>,
         now: u64,
     ) -> Result<Event, GameRefusal> {
         let offer = self.open_offer(side, answering)?;
-        let event = match offer.kind {
-            OfferKind::Draw => {
-                self.game.agree_draw();
-                self.record.concede(offer.by, Concession::Draw, now);
-                Event::DrawAgreed {
-                    by: side,
-                    offered_by: offer.by,
+        let (by, offered_by) = (side, offer.by);
+        let event = match (answer, offer.kind) {
+            (Answer::Decline, kind) => {
+                self.record.last_activity = now;
+                Event::OfferDeclined {
+                    by,
+                    offered_by,
+                    kind,
                 }
             }
-            OfferKind::Takeback => {
+            (Answer::Accept, OfferKind::Draw) => {
+                self.game.agree_draw();
+                self.record.concede(offer.by, Concession::Draw, now);
+                Event::DrawAgreed { by, offered_by }
+            }
+            (Answer::Accept, OfferKind::Takeback) => {
                 let Some(undone) = self.record.turns.pop() else {
                     return Err(GameRefusal::NoOffer);
                 };
@@ -364,34 +379,14 @@ impl HostedGame {
                 self.record.reminded = None;
                 self.record.conditions.clear();
                 Event::TakenBack {
-                    by: side,
-                    offered_by: offer.by,
+                    by,
+                    offered_by,
                     undone: undone.sowings,
                 }
             }
         };
         self.record.offer = None;
         Ok(event)
-    }
-
-    /// `side` declines the opponent's offer.
-    ///
-    /// # Errors
-    /// As [`HostedGame::accept`].
-    pub fn decline(
-        &mut self,
-        side: Side,
-        answering: Option<u32>,
-        now: u64,
-    ) -> Result<Event, GameRefusal> {
-        let offer = self.open_offer(side, answering)?;
-        self.record.offer = None;
-        self.record.last_activity = now;
-        Ok(Event::OfferDeclined {
-            by: side,
-            offered_by: offer.by,
-            kind: offer.kind,
-        })
     }
 
     /// `side` resigns.

@@ -5,6 +5,8 @@
 //! stored game's rules, in events) ← `mail` ← the `mancala` command line.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "mail")]
+pub mod address;
 pub mod engine;
 pub mod guide;
 #[cfg(feature = "mail")]

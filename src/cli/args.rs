@@ -99,26 +99,14 @@ pub enum Command {
     /// List the games under way in the store, the newest first (at most 20; --all for every game)
     Games {
         #[command(flatten)]
-        store: StoreFolder,
-        /// One JSON object per game
-        #[arg(long)]
-        json: bool,
-        /// Every game, finished ones too (reads every game file)
-        #[arg(long)]
-        all: bool,
+        listing: Listing,
     },
     /// The players' Glicko-2 ratings from the finished games in the store, best first (the best 20 of each game; --all for everyone)
     Ratings {
         /// Only this game's ratings (default: every game's, a table each)
         ruleset: Option<Ruleset>,
         #[command(flatten)]
-        store: StoreFolder,
-        /// One JSON object per player and game
-        #[arg(long)]
-        json: bool,
-        /// Every rated player, not only the best of each game
-        #[arg(long)]
-        all: bool,
+        listing: Listing,
     },
     /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
     Remind {
@@ -230,13 +218,25 @@ pub enum Command {
     },
 }
 
-/// The game a command plays: every command that starts a game takes these.
 /// `--store DIR` of the commands that read the hosted referee's store.
 #[derive(Debug, clap::Args)]
 pub struct StoreFolder {
     /// The store (default: MANCALA_STORE, else the XDG data folder)
     #[arg(long = "store", env = "MANCALA_STORE")]
     pub dir: Option<PathBuf>,
+}
+
+/// What `games` and `ratings` list from the store, and how.
+#[derive(Debug, clap::Args)]
+pub struct Listing {
+    #[command(flatten)]
+    pub store: StoreFolder,
+    /// One JSON object a line
+    #[arg(long)]
+    pub json: bool,
+    /// Every one, not only the first 20 (for games: finished ones too, reading every game file)
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -458,19 +458,18 @@ mod tests {
             "mancala", "new", "Mankala", "--north", "Bill", "--stones", "5", "--first", "north",
         ])
         .unwrap();
-        match args.command {
-            Command::New {
-                start,
-                north,
-                south,
-            } => {
-                assert_eq!(start.rules.ruleset, Ruleset::Mankala);
-                assert_eq!((north.as_str(), south.as_str()), ("Bill", "South"));
-                assert_eq!((start.rules.stones, start.first), (Some(5), Side::North));
-                assert_eq!(start.position, None);
-            }
-            other => panic!("parsed as {other:?}"),
-        }
+        let Command::New {
+            start,
+            north,
+            south,
+        } = args.command
+        else {
+            panic!("parsed as {:?}", args.command);
+        };
+        assert_eq!(start.rules.ruleset, Ruleset::Mankala);
+        assert_eq!((north.as_str(), south.as_str()), ("Bill", "South"));
+        assert_eq!((start.rules.stones, start.first), (Some(5), Side::North));
+        assert_eq!(start.position, None);
     }
 
     #[test]

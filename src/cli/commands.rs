@@ -13,7 +13,7 @@ use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
-use super::args::{Args, Command, MailArgs, RulesArgs, StartArgs, TablesCommand};
+use super::args::{Args, Command, Listing, MailArgs, RulesArgs, StartArgs, TablesCommand};
 use super::{display_path, print, read_input, CliResult, Failure};
 
 pub fn run(args: Args) -> CliResult {
@@ -93,13 +93,8 @@ pub fn run(args: Args) -> CliResult {
                 }),
             }
         }),
-        Command::Games { store, json, all } => list_games(store.dir, json, all),
-        Command::Ratings {
-            ruleset,
-            store,
-            json,
-            all,
-        } => list_ratings(store.dir, ruleset, json, all),
+        Command::Games { listing } => list_games(listing),
+        Command::Ratings { ruleset, listing } => list_ratings(listing, ruleset),
         Command::Remind {
             nudge,
             forfeit,
@@ -426,7 +421,9 @@ fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Fail
 /// The newest games under way (invited, or playing and not over), from
 /// the index, so that its cost does not grow with the store; `--all`
 /// reads every game, finished ones too.
-fn list_games(dir: Option<std::path::PathBuf>, json: bool, all: bool) -> CliResult {
+fn list_games(listing: Listing) -> CliResult {
+    let Listing { store, json, all } = listing;
+    let dir = store.dir;
     let shown = dir.clone().unwrap_or_else(Store::default_dir);
     let empty = || print(&format!("No games in {} yet.\n", shown.display()));
     let Some(store) = existing_store(dir)? else {
@@ -538,12 +535,9 @@ fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
 /// The ratings `mancala ratings` shows of each game unless told `--all`.
 const RATINGS_SHOWN: usize = 20;
 
-fn list_ratings(
-    dir: Option<std::path::PathBuf>,
-    ruleset: Option<mancala::engine::Ruleset>,
-    json: bool,
-    all: bool,
-) -> CliResult {
+fn list_ratings(listing: Listing, ruleset: Option<mancala::engine::Ruleset>) -> CliResult {
+    let Listing { store, json, all } = listing;
+    let dir = store.dir;
     use mancala::store::ratings;
     let (list, cut) = match existing_store(dir)? {
         None => (Vec::new(), false),

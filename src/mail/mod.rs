@@ -92,7 +92,7 @@ impl Identity {
 
     /// Is `address` the referee's own, sub-addresses (`referee+x@`) included?
     pub fn is_own(&self, address: &str) -> bool {
-        crate::store::mailbox_key(address) == crate::store::mailbox_key(&self.address)
+        crate::address::mailbox_key(address) == crate::address::mailbox_key(&self.address)
     }
 
     /// Does `text` name the referee's address or one of its sub-addresses?

@@ -13,9 +13,10 @@ use super::outgoing::{mailbox_of, Outgoing};
 use super::play::{play_turn, read_request, Request};
 use super::refusal::Refusal;
 use super::Identity;
+use crate::address::mailbox_key;
 use crate::engine::Side;
 use crate::sheet::{RawSheet, Sheet};
-use crate::store::{mailbox_key, GameId, MailKey, Secrets};
+use crate::store::{GameId, MailKey, Secrets};
 
 /// What a referee decided about one mail.
 #[derive(Clone, Debug)]

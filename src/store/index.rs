@@ -9,7 +9,7 @@
 //! ```text
 //! index/version                    the index's layout (2), written once it is whole
 //! index/by-address/<digest>/<id>   game <id> has a player at that mailbox
-//! index/idle/<day>/<id>[.reminded] its player to move last acted on <day>
+//! index/idle/<day>/<id>[.reminded] its player to move has been idle since <day> or later
 //! index/under-way/<id>.<created>   invited, or playing and not over (made at <created>)
 //! index/pending/<id>               it owes replies not yet sent
 //! index/games/<id>                 the entries the game was last filed under
@@ -30,6 +30,14 @@
 //! the resending of a notice (replies to mails are resent by the MTA's
 //! retry anyway), the other leaves a stale entry, which readers ignore.
 //!
+//! An idle entry is a lower bound: a move leaves the game's older entry
+//! standing rather than filing it under today, which would cost a folder
+//! sync (two on a day's first move) on every move. `remind`, handed such a
+//! game too early, finds it not due and re-files it under its true day
+//! ([`Store::refile`]), so each game costs it at most one extra look per
+//! wait. Only an entry without `.reminded` is kept: one with it would keep
+//! the player just to move from their nudge.
+//!
 //! Ratings: a game saved as ended is counted once, by its id, under the
 //! `ratings` lock (see the `ladder` module); `to-rate/<id>`, made before
 //! the game's rename and taken away once it is counted, is what has the
@@ -48,9 +56,10 @@ use std::path::{Path, PathBuf};
 
 use super::ratings::{self, Count};
 use super::{
-    io_error, mailbox_key, replace_file, sync_folder, Durability, GameId, GameRecord, Listing,
-    LockOn, Secrets, Standing, Store, StoreError,
+    io_error, replace_file, sync_folder, Durability, GameId, GameRecord, Listing, LockOn, Secrets,
+    Standing, Store, StoreError,
 };
+use crate::address::mailbox_key;
 use crate::engine::{Game, Side};
 
 const INDEX: &str = "index";
@@ -71,6 +80,8 @@ const VERSION: u32 = 2;
 #[derive(Debug, Default)]
 pub struct Due {
     pub games: Vec<GameId>,
+    /// The idle entries that named each, for [`Store::refile`].
+    idle: Vec<(GameId, String)>,
 }
 
 impl Store {
@@ -172,12 +183,41 @@ impl Store {
         record: &GameRecord,
         write: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.file(record, Idle::KeepOlder, write)
+    }
+
+    /// Files `record`, a game `remind` was handed by `due` and found not
+    /// due, under its true idle day, and takes away the entries that
+    /// named it. Call it holding the game's lock, as a save.
+    ///
+    /// # Errors
+    /// When the index cannot be read or written.
+    pub fn refile(&self, record: &GameRecord, due: &Due) -> Result<(), StoreError> {
+        self.file(record, Idle::Exact, || Ok(()))?;
+        let now = self.hints(&record.id)?;
+        for (_, entry) in due.idle.iter().filter(|(id, _)| *id == record.id) {
+            if !now.contains(entry) {
+                remove_entry(&self.index_dir().join(entry))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn file(
+        &self,
+        record: &GameRecord,
+        idle: Idle,
+        write: impl FnOnce() -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         let secrets = self.secrets()?;
         self.ensure_index(&secrets)?;
         let index = self.index_dir();
         let game = record.game();
-        let new = entries_of(record, game.as_ref().ok(), &secrets);
+        let mut new = entries_of(record, game.as_ref().ok(), &secrets);
         let old = self.hints(&record.id)?;
+        if idle == Idle::KeepOlder {
+            keep_older_idle(&mut new, &old);
+        }
         let added: Vec<&String> = new.difference(&old).collect();
         let mut to_sync = BTreeSet::new();
         for entry in &added {
@@ -348,6 +388,7 @@ impl Store {
         let last_day = |idle: u64| now.checked_sub(idle).map(|t| t / DAY);
         let (nudge_day, forfeit_day) = (last_day(nudge), last_day(forfeit));
         let idle = index.join("idle");
+        let mut found = Vec::new();
         for (day, name) in self.day_folders(&idle)? {
             if nudge_day.is_none_or(|d| day > d) {
                 continue;
@@ -355,12 +396,14 @@ impl Store {
             for (id, entry) in self.entries(&idle.join(&name))? {
                 let reminded = entry.ends_with(".reminded");
                 if !reminded || forfeit_day.is_some_and(|d| day <= d) {
-                    ids.insert(id);
+                    ids.insert(id.clone());
+                    found.push((id, format!("idle/{name}/{entry}")));
                 }
             }
         }
         Ok(Due {
             games: ids.into_iter().collect(),
+            idle: found,
         })
     }
 
@@ -368,6 +411,39 @@ impl Store {
     fn day_folders(&self, idle: &Path) -> Result<Vec<(u64, String)>, StoreError> {
         let dated = |name: String| Some((name.parse().ok()?, name));
         Ok(names_in(idle)?.into_iter().filter_map(dated).collect())
+    }
+}
+
+/// How a save files a game's idle entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Idle {
+    /// Under its day, or under an older entry it already has (a lower
+    /// bound: no folder to sync).
+    KeepOlder,
+    /// Under its day.
+    Exact,
+}
+
+/// Puts back, in place of `new`'s idle entry, an older one of `old`'s, if
+/// `new`'s is without `.reminded` and `old` has one of an earlier day.
+fn keep_older_idle(new: &mut BTreeSet<String>, old: &BTreeSet<String>) {
+    // `idle/<day>/<id>`: the day, for an entry without a suffix.
+    let plain_day = |entry: &String| -> Option<u64> {
+        let (day, name) = entry.strip_prefix("idle/")?.split_once('/')?;
+        (!name.contains('.')).then_some(())?;
+        day.parse().ok()
+    };
+    let Some((entry, day)) = new.iter().find_map(|e| Some((e.clone(), plain_day(e)?))) else {
+        return;
+    };
+    let older = old
+        .iter()
+        .filter_map(|e| Some((plain_day(e)?, e)))
+        .filter(|(d, _)| *d < day)
+        .min();
+    if let Some((_, kept)) = older {
+        new.remove(&entry);
+        new.insert(kept.clone());
     }
 }
 

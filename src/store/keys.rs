@@ -11,6 +11,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 
 use super::record::{GameId, MailKey, ID_LENGTH};
 use super::{io_error, Store, StoreError};
+use crate::address::mailbox_key;
 use crate::engine::Side;
 
 /// The players' keys: each player of each game has one, derived from the
@@ -116,20 +117,6 @@ impl Secrets {
     pub fn address_digest(&self, address: &str) -> String {
         let tag = self.sign(&format!("address:{}", mailbox_key(address)));
         hex(&tag.as_ref()[..12])
-    }
-}
-
-/// An address as one mailbox: lower case, without a `+` sub-address, its
-/// domain in ASCII (`bücher.example` and `xn--bcher-kva.example` are one).
-pub fn mailbox_key(address: &str) -> String {
-    let address = address.trim().to_lowercase();
-    match address.rsplit_once('@') {
-        Some((local, domain)) => {
-            let local = local.split('+').next().unwrap_or(local);
-            let domain = idna::domain_to_ascii(domain).unwrap_or_else(|_| domain.to_string());
-            format!("{local}@{domain}")
-        }
-        None => address,
     }
 }
 

@@ -31,7 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use index::Due;
-pub use keys::{mailbox_key, Secrets};
+pub use keys::Secrets;
 pub use outbox::{Delivery, Mailbox, Outgoing};
 pub use record::{
     Conceded, Concession, Conditional, GameId, GameRecord, Handled, Ledger, Ledgered, MailKey,

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
-use super::{mailbox_key, GameId, GameRecord, Standing};
+use super::{GameId, GameRecord, Standing};
+use crate::address::mailbox_key;
 use crate::engine::{Game, Ruleset, Side};
 
 /// One player's standing in one ruleset.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::{Decision, Did, Scene};
 use crate::engine::Side;
-use crate::hosted::{Dropped, Event, GameRefusal, CONDITIONS};
+use crate::hosted::{Answer, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
 use crate::mail::play::{turn_words, written};
@@ -40,14 +40,13 @@ impl Scene<'_> {
         let (mut moved, mut offered) = (false, false);
         for act in acts {
             let done = match act {
-                Command::Accept => {
+                Command::Accept | Command::Decline => {
+                    let answer = match act {
+                        Command::Accept => Answer::Accept,
+                        _ => Answer::Decline,
+                    };
                     let answering = self.answered_event();
-                    let done = self.game.accept(side, answering, now);
-                    self.told(done)
-                }
-                Command::Decline => {
-                    let answering = self.answered_event();
-                    let done = self.game.decline(side, answering, now);
+                    let done = self.game.answer(side, answer, answering, now);
                     self.told(done)
                 }
                 // A second offer would replace the first in the same mails,

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{Decision, Did, HostedReferee, Scene};
+use crate::address::mailbox_key;
 use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
 use crate::mail::command::{Command, Opponent};
@@ -17,8 +18,8 @@ use crate::mail::letter::Letter;
 use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
-    self, mailbox_key, GameId, GameRecord, Ledger, Lock, LockOn, PlayerRecord, Secrets, Standing,
-    StoreError, FORMAT,
+    self, GameId, GameRecord, Ledger, Lock, LockOn, PlayerRecord, Secrets, Standing, StoreError,
+    FORMAT,
 };
 
 /// Invitations an address gets in a day, at most.

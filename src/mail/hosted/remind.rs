@@ -105,7 +105,16 @@ impl HostedReferee {
         let due = self.store.due(now, nudge, forfeit)?;
         let mut run = Reminders::default();
         for id in &due.games {
-            match self.remind_game(&secrets, id, now, nudge, forfeit, postman, &mut run.done) {
+            match self.remind_game(
+                &secrets,
+                &due,
+                id,
+                now,
+                nudge,
+                forfeit,
+                postman,
+                &mut run.done,
+            ) {
                 Ok(Some(skip)) => run.skipped.push(skip),
                 Ok(None) => {}
                 Err(e) => run.problems.push(e),
@@ -120,6 +129,7 @@ impl HostedReferee {
     fn remind_game(
         &self,
         secrets: &crate::store::Secrets,
+        due: &crate::store::Due,
         id: &crate::store::GameId,
         now: u64,
         nudge: u64,
@@ -178,6 +188,9 @@ impl HostedReferee {
                 scene.board(side, &news, None, None).into_iter().collect(),
             )
         } else {
+            // Handed it early (an idle entry is a lower bound): filed
+            // under its true day, it is not looked at again until then.
+            self.store.refile(scene.game.record(), due)?;
             return Ok(Some(Skip::NotDue));
         };
         let key = MailKey(format!("remind-{}", scene.event));
