@@ -6,6 +6,10 @@
 #   benches/moonshot.sh [RULESET] [STONES] [TABLE_STONES] [MEMORY_MB] [DIR] [SOLVE_ARG...]
 #   benches/moonshot.sh mankala 3 24 8192 /var/tmp/mancala-tables
 #   benches/moonshot.sh waurie 3 18 8192 /var/tmp/mancala-tables --proof-numbers
+#   benches/moonshot.sh kalah 4 18 4096 /var/tmp/mancala-tables --variant empty-capture
+#
+# A --variant V first among the SOLVE_ARGs is the game's variant (its own
+# tables and start); the rest go to `solve`.
 #
 # Results and the attempts that did not end: boards/solutions/.
 #
@@ -19,12 +23,17 @@ table_stones=${3:-24}
 memory=${4:-8192}
 dir=${5:-/var/tmp/mancala-tables}
 shift $(($# < 5 ? $# : 5))
+variant=()
+if [ "${1:-}" = --variant ]; then
+    variant=(--variant "$2")
+    shift 2
+fi
 bin=${MANCALA_BIN:-target/release/mancala}
 [ -x "$bin" ] || cargo build --release --locked
-"$bin" tables build "$ruleset" --stones-in-pits "$table_stones" --tables "$dir"
+"$bin" tables build "$ruleset" "${variant[@]}" --stones-in-pits "$table_stones" --tables "$dir"
 # GNU time, where installed, adds the wall time and peak memory.
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
-"$bin" new "$ruleset" --stones "$stones" |
+"$bin" new "$ruleset" --stones "$stones" "${variant[@]}" |
     "${timer[@]}" "$bin" solve - --json --verbose --tables "$dir" \
         --nodes 1000000000000 --memory "$memory" "$@"

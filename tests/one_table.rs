@@ -92,9 +92,9 @@ fn rules_prints_every_rulesets_text_from_the_table() {
         out.contains("Played here as the variant `both-stores`"),
         "{out}"
     );
-    let out = mancala(&["rules", "kalah", "--variant", "both-stores"]);
+    let out = mancala(&["rules", "mankala", "--variant", "both-stores"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("kalah is played one way only"));
+    assert!(stderr(&out).contains("mankala is played one way only"));
 }
 
 #[test]

@@ -247,6 +247,9 @@ pub struct RulesArgs {
     /// Stones in each pit at the start (default: the game's usual number)
     #[arg(long)]
     pub stones: Option<u8>,
+    /// Pits in each row (Kalah: 1 to 6, for the smaller boards of the literature; default 6)
+    #[arg(long)]
+    pub pits: Option<u8>,
     #[arg(long, help = variant_help())]
     pub variant: Option<String>,
 }

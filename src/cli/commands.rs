@@ -187,11 +187,16 @@ fn print_rules(markdown: &str) -> CliResult {
     }
 }
 
-/// The rules the arguments name: the game, its stones and its variant.
+/// The rules the arguments name: the game, its stones, pits and variant.
 fn rules_of(args: &RulesArgs) -> Result<Rules, Failure> {
-    args.ruleset
+    let rules = args
+        .ruleset
         .configure(args.stones, args.variant.as_deref())
-        .map_err(Failure::usage)
+        .map_err(Failure::usage)?;
+    match args.pits {
+        Some(pits) => rules.with_pits(pits).map_err(Failure::usage),
+        None => Ok(rules),
+    }
 }
 
 /// The position a new game starts from: the usual start, or the one that

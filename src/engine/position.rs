@@ -635,14 +635,15 @@ impl Position {
     }
 
     /// Mankala: the opposite pit's stones move into the mover's landing
-    /// pit. Kalah: when there are any, they and the landing stone move into
-    /// the mover's store. Returns the opposite pit's stones.
+    /// pit. Kalah: when there are any (in empty-capture, always), they and
+    /// the landing stone move into the mover's store. Returns the opposite
+    /// pit's stones.
     fn capture_opposite(&mut self, landed: Pit) -> u8 {
         let mover = self.to_move;
         let opposite =
             self.row_start(mover.other()) + usize::from(self.rules.opposite(landed).index());
         let taken = self.cells[opposite];
-        if taken == 0 {
+        if taken == 0 && !self.rules.lone_capture {
             return 0;
         }
         self.cells[opposite] = 0;

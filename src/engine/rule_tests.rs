@@ -392,14 +392,17 @@ fn waurie_feeding_the_opponent_keeps_the_game_going() {
 // ---- Mankala, and the rules Kalah shares with it ----
 
 #[test]
-fn kalah_and_mankala_stones_are_three_to_six_and_default_to_four_and_three() {
-    for (stones, total, ruleset) in [(4, 48, Ruleset::Kalah), (3, 36, Ruleset::Mankala)] {
+fn kalah_stones_are_one_to_six_and_mankala_three_to_six_defaulting_to_four_and_three() {
+    for (stones, total, fewest, ruleset) in
+        [(4, 48, 1, Ruleset::Kalah), (3, 36, 3, Ruleset::Mankala)]
+    {
         let rules = ruleset.rules();
         assert_eq!(
             (rules.pits, rules.stones, rules.total_stones()),
             (6, stones, total)
         );
-        assert!(ruleset.with_stones(2).is_err(), "{ruleset}");
+        assert!(ruleset.with_stones(fewest - 1).is_err(), "{ruleset}");
+        assert_eq!(ruleset.with_stones(fewest).map(|r| r.stones), Ok(fewest));
         assert!(ruleset.with_stones(7).is_err(), "{ruleset}");
         assert_eq!(ruleset.with_stones(6).map(|r| r.stones), Ok(6));
     }
@@ -554,6 +557,33 @@ fn wari_feeding_an_empty_row_may_not_then_capture_all_of_it() {
 // ---- Kalah ----
 
 #[test]
+fn kalah_alone_may_have_one_to_six_pits_a_row() {
+    let rules = Ruleset::Kalah.rules();
+    assert_eq!(rules.with_pits(1).map(|r| r.total_stones()), Ok(8));
+    assert_eq!(rules.with_pits(6), Ok(rules));
+    assert_eq!(
+        rules.with_pits(7).unwrap_err().to_string(),
+        "kalah is played with 1 to 6 pits a row, not 7"
+    );
+    assert_eq!(
+        Ruleset::Wari.rules().with_pits(5).unwrap_err().to_string(),
+        "wari is played with 6 pits a row, not 5"
+    );
+}
+
+#[test]
+fn kalah_on_three_pits_laps_and_captures_from_the_emptied_pit() {
+    let rules = Ruleset::Kalah.rules().with_pits(3).unwrap();
+    let mut p = Position::from_counts(rules, &[7, 0, 0], &[1, 1, 1], [7, 7], Side::South).unwrap();
+    // 7 stones: b, c, the store, North a..c, skip North's store, back into a,
+    // which holds 1: it and North's c (opposite a on 3 pits) go to the store.
+    let s = p.play(pit('a')).unwrap();
+    assert_eq!(s.last, Landing::Pit(Side::South, pit('a')));
+    assert_eq!(s.captured, 2);
+    assert_board(&p, "0 1 1 / 2 2 0 / 11 7");
+}
+
+#[test]
 fn kalah_capture_puts_the_stone_and_the_opposite_pit_into_the_store() {
     assert_sows(
         Ruleset::Kalah,
@@ -585,6 +615,26 @@ fn kalah_no_capture_when_the_opposite_pit_is_empty() {
             },
         ],
     );
+}
+
+#[test]
+fn kalah_empty_capture_takes_the_lone_last_stone_into_the_store() {
+    let rules = Ruleset::Kalah
+        .rules()
+        .with_variant("empty-capture")
+        .unwrap();
+    let mut p = Position::from_counts(
+        rules,
+        &[0, 1, 0, 4, 4, 4],
+        &[4, 4, 5, 0, 4, 8],
+        [6, 4],
+        Side::South,
+    )
+    .unwrap();
+    // As above, but the stone that fell in the empty c goes to the store.
+    assert_eq!(p.play(pit('b')).unwrap().captured, 0);
+    assert_board(&p, "0 0 0 4 4 4 / 4 4 5 0 4 8 / 7 4");
+    assert_eq!(p.to_move(), Side::North);
 }
 
 #[test]

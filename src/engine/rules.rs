@@ -48,6 +48,7 @@ rulesets! {
         },
         // Any count whose total fits the board's counters (at most 240 stones).
         stones: 1..=15,
+        pits: 8..=8,
         store_word: "store",
         opponent: DefaultOpponent::Strong,
         variants: &[],
@@ -63,6 +64,7 @@ rulesets! {
             ..WARI
         },
         stones: 1..=20,
+        pits: 6..=6,
         store_word: "store",
         opponent: DefaultOpponent::Strong,
         variants: &[],
@@ -80,6 +82,7 @@ rulesets! {
             ..KALAH_LIKE
         },
         stones: 1..=20,
+        pits: 6..=6,
         store_word: "endpit",
         opponent: DefaultOpponent::Strong,
         variants: &[
@@ -121,6 +124,7 @@ emptied pit is sown again on a lap. Ending in your own endpit sows again
         },
         // Critchlow's program offers 3, 4, 5 or 6.
         stones: 3..=6,
+        pits: 6..=6,
         store_word: "home",
         // Critchlow's own greedy player, for his own game.
         opponent: DefaultOpponent::Greedy,
@@ -142,10 +146,23 @@ empty; each scores their pits plus home, and the higher score wins.
             capture: Capture::OppositeIntoStore,
             ..KALAH_LIKE
         },
-        stones: 3..=6,
+        // 1 and 2 for the small boards of the literature.
+        stones: 1..=6,
+        // The smaller boards of the literature (Irving, Donkers and
+        // Uiterwijk solved Kalah with 1 to 6 pits a row).
+        pits: 1..=6,
         store_word: "store",
         opponent: DefaultOpponent::Strong,
-        variants: &[],
+        variants: &[VariantSpec {
+            name: "empty-capture",
+            summary: "a last stone in an empty pit of your own goes into your store even \
+                      when the opposite pit is empty (the rules Irving, Donkers and \
+                      Uiterwijk solved)",
+            apply: |rules| Rules {
+                lone_capture: true,
+                ..rules
+            },
+        }],
         guide: include_str!("../guide/kalah.md"),
         summary: "\
 Sow anti-clockwise into your own store but never the opponent's. Ending in
@@ -169,6 +186,7 @@ const WARI: Rules = Rules {
     empty_row: EmptyRow::MustFeed,
     majority_wins: true,
     repetition_ends: true,
+    lone_capture: false,
     variant: None,
 };
 
@@ -195,6 +213,7 @@ const KALAH_LIKE: Rules = Rules {
     empty_row: EmptyRow::EndsGame,
     majority_wins: false,
     repetition_ends: false,
+    lone_capture: false,
     variant: None,
 };
 
@@ -221,6 +240,8 @@ pub struct RulesetSpec {
     pub rules: Rules,
     /// Which stone counts a pit may start with.
     pub stones: RangeInclusive<u8>,
+    /// How many pits a row may have (the usual number alone, but Kalah's).
+    pub pits: RangeInclusive<u8>,
     /// What the game calls the pit at the end of a row.
     pub store_word: &'static str,
     pub opponent: DefaultOpponent,
@@ -414,6 +435,9 @@ pub struct Rules {
     pub majority_wins: bool,
     /// A position seen before ends the game; each player takes their own side.
     pub repetition_ends: bool,
+    /// Kalah, empty-capture: a last stone in an own empty pit goes into the
+    /// store even when the opposite pit is empty.
+    pub lone_capture: bool,
     /// The variant played, if not the ruleset's default rules.
     pub variant: Option<VariantId>,
 }
@@ -432,6 +456,23 @@ impl Rules {
     /// Which side moves first unless a game says otherwise.
     pub fn default_first(&self) -> Side {
         Side::South
+    }
+
+    /// These rules on a board of `pits` pits a row.
+    ///
+    /// # Errors
+    /// When the ruleset is not played with that many.
+    pub fn with_pits(self, pits: u8) -> Result<Rules, RulesError> {
+        let range = self.ruleset.spec().pits.clone();
+        if !range.contains(&pits) {
+            return Err(RulesError::Pits {
+                ruleset: self.ruleset,
+                pits,
+                min: *range.start(),
+                max: *range.end(),
+            });
+        }
+        Ok(Rules { pits, ..self })
     }
 
     /// The variant played, if any.
@@ -479,8 +520,22 @@ pub enum RulesError {
         min: u8,
         max: u8,
     },
+    #[error("{ruleset} is played with {} pits a row, not {pits}", pit_range(*min, *max))]
+    Pits {
+        ruleset: Ruleset,
+        pits: u8,
+        min: u8,
+        max: u8,
+    },
     #[error("{ruleset} has no variant '{variant}'{known}", known = known_variants(*ruleset))]
     UnknownVariant { ruleset: Ruleset, variant: String },
+}
+
+fn pit_range(min: u8, max: u8) -> String {
+    match min == max {
+        true => min.to_string(),
+        false => format!("{min} to {max}"),
+    }
 }
 
 fn known_variants(ruleset: Ruleset) -> String {
@@ -515,6 +570,8 @@ mod tests {
                 format!("\"{}\"", spec.name)
             );
             assert!(spec.stones.contains(&spec.rules.stones), "{r}");
+            assert!(spec.pits.contains(&spec.rules.pits), "{r}");
+            assert!(*spec.pits.end() <= super::super::MAX_PITS, "{r}");
             assert!(spec.rules.stores || !spec.rules.sow_opponent_store, "{r}");
             for v in spec.variants {
                 let rules = r.rules().with_variant(v.name).unwrap();

@@ -535,7 +535,11 @@ impl RawSheet {
                 })
             }
         };
-        let rules = ruleset.configure(self.stones, self.variant.as_deref())?;
+        let mut rules = ruleset.configure(self.stones, self.variant.as_deref())?;
+        // The board as drawn says how many pits, where the game has a choice.
+        if ruleset.spec().pits.contains(&self.pits) {
+            rules = rules.with_pits(self.pits)?;
+        }
         if rules.pits != self.pits || rules.stores != self.stores_drawn {
             return Err(SheetError::Layout {
                 ruleset,

@@ -269,13 +269,32 @@ fn every_variant_is_written_on_the_game_line_and_read_back() {
             seen += 1;
         }
     }
-    assert_eq!(seen, 2);
+    assert_eq!(seen, 3);
     let text = sheet_after(Ruleset::Waurie, "a").to_string();
     let wrong = text.replacen("south first", "south first, variant sideways", 1);
     assert_eq!(
         refused(&wrong),
         "waurie has no variant 'sideways'; its variants are first-empty-wins and both-stores"
     );
+}
+
+#[test]
+fn a_smaller_kalah_board_reads_back_with_its_pits() {
+    let rules = Ruleset::Kalah.rules().with_pits(3).unwrap();
+    let mut sheet = Sheet::new(rules, Players::named("Ann", "Bo"));
+    sheet.play(&parse_sowings("c b").unwrap()).unwrap();
+    let text = sheet.to_string();
+    assert!(text.contains("        c    b    a\n"), "{text}");
+    let again = Sheet::parse(&text).unwrap();
+    assert_eq!(again.game.rules(), &rules);
+    assert_eq!(again.to_string(), text);
+    // The games of one size only still refuse a board of another.
+    let wari = sheet_after(Ruleset::Wari, "").to_string();
+    let narrow = wari.replace(
+        "|  4 |  4 |  4 |  4 |  4 |  4 |",
+        "|  4 |  4 |  4 |  4 |  4 |",
+    );
+    assert!(Sheet::parse(&narrow).is_err());
 }
 
 #[test]

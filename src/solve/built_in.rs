@@ -31,7 +31,9 @@ impl Tables {
     /// every one).
     pub fn built_in(rules: &Rules) -> Result<Option<Tables>, TableError> {
         let name = Tables::game_name(rules);
-        let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name) else {
+        // The built-in tables are for the usual board (a smaller Kalah has none).
+        let usual = rules.pits == rules.ruleset.rules().pits;
+        let Some((_, mut bytes)) = BUILT_IN.iter().find(|(game, _)| *game == name && usual) else {
             return Ok(None);
         };
         Tables::read(rules, &mut bytes).map(Some)

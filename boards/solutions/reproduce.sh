@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Reproduces the solutions in boards/solutions/ from a clean checkout, each
+# then checked a second, independent way, and says whether both agree with
+# the answer the solution file records (its first line starting {"exact").
+#
+#   boards/solutions/reproduce.sh quick            # under a minute of CPU: kalah-small (to 4x4, 5x3, 6x2), waurie-2 on the shipped tables
+#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 mankala-3 kalah-4 kalah-4-empty-capture
+#   boards/solutions/reproduce.sh all              # every one: hours (mankala-3's tables alone ~30 min)
+#
+# Tables go to $TABLES (default /var/tmp/mancala-tables); the binary is
+# target/release/mancala (built if missing) or $MANCALA_BIN. Exit 1 when any
+# answer differs. What each check is, and the times seen: the solution files.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${MANCALA_BIN:-target/release/mancala}
+[ -x "$bin" ] || cargo build --release --locked
+tables=${TABLES:-/var/tmp/mancala-tables}
+solutions=boards/solutions
+failed=0
+
+# The answer without its positions searched (the same value and move
+# values may come by other work).
+answer() { grep -m1 '^{"exact"' | sed 's/"nodes":[0-9]*,//'; }
+
+# check NAME HOW EXPECTED GOT: one line, and the failure counted.
+check() {
+    if [ "$3" = "$4" ]; then
+        echo "$1 ($2): agrees: $4"
+    else
+        echo "$1 ($2): DIFFERS: recorded $3, now $4"
+        failed=1
+    fi
+}
+
+solve() { "$bin" solve - --json --nodes 1000000000000 "$@" | answer; }
+
+# The small boards solved in well under a second each.
+quick_shape() { (($1 <= 3 || ($1 == 4 && $2 <= 4) || ($1 == 5 && $2 <= 3) || ($1 == 6 && $2 <= 2))); }
+
+# Kalah on 1 to 6 pits a row, 1 to 6 stones, both rules, no tables: each
+# against its row of the table in kalah-small.txt, and (empty-capture) the
+# second way (the quick shapes): a transposition table of 1 MB, replaced
+# all the time in any shape of more than about 65,000 positions.
+kalah_small() {
+    local which=$1 m n rules args want got
+    while read -r m n rules want; do
+        [ "$which" = quick ] && ! quick_shape "$m" "$n" && continue
+        # 6x4 on: the kalah-4 files, on deeper tables.
+        ((m == 6 && n >= 4)) && continue
+        args=(--pits "$m" --stones "$n")
+        [ "$rules" = empty-capture ] && args+=(--variant empty-capture)
+        want=$(echo "$want" | answer)
+        # The 6-pit board's shipped tables (standard rules only) for 6x3.
+        tabled=(--no-tables)
+        ((m == 6 && n == 3)) && tabled=()
+        got=$("$bin" new kalah "${args[@]}" | solve "${tabled[@]}")
+        check "kalah($m,$n) $rules" "tables: ${tabled[*]:-shipped}" "$want" "$got"
+        if [ "$rules" = empty-capture ] && quick_shape "$m" "$n"; then
+            got=$("$bin" new kalah "${args[@]}" | solve --no-tables --memory 1)
+            check "kalah($m,$n) $rules" "1 MB memo" "$want" "$got"
+        fi
+    done < <(grep '^kalah(' "$solutions/kalah-small.txt" | sed 's/^kalah(\([0-9]\),\([0-9]\)) \([a-z-]*\) /\1 \2 \3 /')
+}
+
+# tables_to RULESET N [--variant V]: tables to N stones in pits in $tables/N.
+tables_to() {
+    local ruleset=$1 n=$2
+    shift 2
+    mkdir -p "$tables/$n"
+    "$bin" tables build "$ruleset" --stones-in-pits "$n" --tables "$tables/$n" "$@"
+}
+
+run() {
+    case $1 in
+    kalah-small-quick) kalah_small quick ;;
+    kalah-small) kalah_small all ;;
+    waurie-2 | waurie-2-quick)
+        local want
+        want=$(answer < "$solutions/waurie-2.txt")
+        if [ "$1" = waurie-2 ]; then
+            tables_to waurie 18
+            check waurie-2 "MTD(f), tables to 18" "$want" \
+                "$("$bin" new waurie --stones 2 | solve --tables "$tables/18" --memory 2048)"
+        fi
+        # Shorter tables (the shipped ones, to 11), and by proof numbers.
+        check waurie-2 "MTD(f), shipped tables" "$want" \
+            "$("$bin" new waurie --stones 2 | solve --memory 2048)"
+        check waurie-2 "df-pn, shipped tables" "$want" \
+            "$("$bin" new waurie --stones 2 | solve --proof-numbers --memory 2048)"
+        ;;
+    mankala-3)
+        local want
+        want=$(answer < "$solutions/mankala-3.txt")
+        tables_to mankala 24
+        check mankala-3 "tables to 24" "$want" \
+            "$("$bin" new mankala | solve --tables "$tables/24" --memory 8192)"
+        tables_to mankala 20
+        check mankala-3 "tables to 20" "$want" \
+            "$("$bin" new mankala | solve --tables "$tables/20" --memory 8192)"
+        ;;
+    kalah-4 | kalah-4-empty-capture)
+        local want args=()
+        [ "$1" = kalah-4-empty-capture ] && args=(--variant empty-capture)
+        want=$(answer < "$solutions/$1.txt")
+        tables_to kalah 18 "${args[@]}"
+        check "$1" "tables to 18" "$want" \
+            "$("$bin" new kalah --stones 4 "${args[@]}" | solve --tables "$tables/18" --memory 4096)"
+        tables_to kalah 16 "${args[@]}"
+        check "$1" "tables to 16" "$want" \
+            "$("$bin" new kalah --stones 4 "${args[@]}" | solve --tables "$tables/16" --memory 4096)"
+        ;;
+    *)
+        echo "reproduce.sh: no solution '$1'" >&2
+        exit 2
+        ;;
+    esac
+}
+
+case ${1:-quick} in
+quick) set -- kalah-small-quick waurie-2-quick ;;
+all) set -- kalah-small waurie-2 mankala-3 kalah-4 kalah-4-empty-capture ;;
+esac
+for name in "$@"; do run "$name"; done
+exit $failed
