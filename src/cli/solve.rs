@@ -183,25 +183,15 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
     };
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
     let path = dir.join(format!("{game}.tables"));
-    let temp = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Failure::io(dir.display(), &e))?;
-    let written = have
-        .build_file(stones, budget, temp.as_file(), &mut track)
-        .map_err(Failure::data)?;
-    bar.finish();
-    let seconds = started.elapsed().as_secs_f64();
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| Failure::io(path.display(), &e))?;
-    temp.persist(&path)
-        .map_err(|e| Failure::io(path.display(), &e.error))?;
-    // The rename made durable, as the store's writes are.
-    std::fs::File::open(dir)
-        .and_then(|folder| folder.sync_all())
-        .map_err(|e| Failure::io(dir.display(), &e))?;
+    let mut seconds = 0.0;
+    let written = mancala::store::write_atomically_with(dir, &path, |file| {
+        let written = have.build_file(stones, budget, file, &mut track);
+        bar.finish();
+        seconds = started.elapsed().as_secs_f64();
+        written
+    })
+    .map_err(|e| Failure::io(path.display(), &e))?
+    .map_err(Failure::data)?;
     let built = written.positions - had;
     let read_back = match written.on_disk {
         true => ", the finished layers read back from the file",

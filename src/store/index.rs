@@ -183,7 +183,7 @@ impl Store {
         record: &GameRecord,
         write: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.file(record, Idle::KeepOlder, write)
+        self.file(record, Idle::KeepOlder, write).map(drop)
     }
 
     /// Files `record`, a game `remind` was handed by `due` and found not
@@ -193,22 +193,23 @@ impl Store {
     /// # Errors
     /// When the index cannot be read or written.
     pub fn refile(&self, record: &GameRecord, due: &Due) -> Result<(), StoreError> {
-        self.file(record, Idle::Exact, || Ok(()))?;
-        let now = self.hints(&record.id)?;
+        let filed = self.file(record, Idle::Exact, || Ok(()))?;
         for (_, entry) in due.idle.iter().filter(|(id, _)| *id == record.id) {
-            if !now.contains(entry) {
+            if !filed.contains(entry) {
                 remove_entry(&self.index_dir().join(entry))?;
             }
         }
         Ok(())
     }
 
+    /// Files `record` around `write` (see [`Store::file_game`]): the
+    /// entries it is filed under.
     fn file(
         &self,
         record: &GameRecord,
         idle: Idle,
         write: impl FnOnce() -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<BTreeSet<String>, StoreError> {
         let secrets = self.secrets()?;
         self.ensure_index(&secrets)?;
         let index = self.index_dir();
@@ -252,7 +253,7 @@ impl Store {
         if to_rate {
             self.count_rating(record)?;
         }
-        Ok(())
+        Ok(new)
     }
 
     fn hints_path(&self, id: &GameId) -> PathBuf {

@@ -440,6 +440,28 @@ pub fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()>
     replace_file(dir, path, bytes, Durability::Whole)
 }
 
+/// As [`write_atomically`], the contents written to the file by `write`
+/// (for a file too large to be held whole, or read back while written).
+/// When `write` fails, nothing is renamed: its error is the inner one.
+///
+/// # Errors
+/// The outer error, when a step of the write fails.
+pub fn write_atomically_with<T, E>(
+    dir: &Path,
+    path: &Path,
+    write: impl FnOnce(&File) -> Result<T, E>,
+) -> io::Result<Result<T, E>> {
+    let temp = temp_with(dir, &[])?;
+    let written = match write(temp.as_file()) {
+        Ok(written) => written,
+        Err(e) => return Ok(Err(e)), // the temporary file goes with `temp`
+    };
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    sync_folder(dir)?;
+    Ok(Ok(written))
+}
+
 /// `bytes` in a fresh temporary file in `dir`, synced: removed again if
 /// dropped before it is persisted.
 fn synced_temp(dir: &Path, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> {
