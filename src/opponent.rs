@@ -75,6 +75,19 @@ pub struct Choice {
     pub nodes: u64,
 }
 
+impl Choice {
+    /// A choice made without searching.
+    fn plain(pit: Pit, reason: Reason) -> Choice {
+        Choice {
+            pit,
+            reason,
+            eval: None,
+            depth: 0,
+            nodes: 0,
+        }
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -227,28 +240,16 @@ impl Opponent {
     /// the game is over.
     pub fn choose(&self, game: &Game, rng: &mut SplitMix64) -> Option<Choice> {
         let legal = game.legal_moves();
-        let only = |pit| Choice {
-            pit,
-            reason: Reason::OnlyMove,
-            eval: None,
-            depth: 0,
-            nodes: 0,
-        };
         if legal.len() == 1 {
-            return legal.first().map(only);
+            return legal
+                .first()
+                .map(|pit| Choice::plain(pit, Reason::OnlyMove));
         }
         let position = game.position();
-        let simple = |pit, reason| Choice {
-            pit,
-            reason,
-            eval: None,
-            depth: 0,
-            nodes: 0,
-        };
         match *self {
             Opponent::Simple(strategy) => strategy
                 .pick(position, legal, rng)
-                .map(|p| simple(p, Reason::Fallback(strategy))),
+                .map(|p| Choice::plain(p, Reason::Fallback(strategy))),
             Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
             Opponent::Search { nodes, .. } => search(position, nodes),
             Opponent::Perfect { nodes, tables } => {
@@ -284,13 +285,7 @@ impl Opponent {
 fn greedy(position: &Position, legal: PitSet, fallback: Simple, rng: &mut SplitMix64) -> Choice {
     let rules = position.rules();
     let side = position.to_move();
-    let choice = |pit, reason| Choice {
-        pit,
-        reason,
-        eval: None,
-        depth: 0,
-        nodes: 0,
-    };
+    let choice = Choice::plain;
     if rules.bonus_in_own_store {
         // The pit nearest the home first.
         let free = legal.into_iter().rev().find(|&pit| {
@@ -562,80 +557,39 @@ mod tests {
         (choice.pit.to_string(), choice.reason)
     }
 
+    /// Critchlow's greedy rules, one position each: the pick and its reason.
     #[test]
-    fn greedy_takes_a_free_turn_nearest_the_home() {
-        // a holds 6 (6 from home), d holds 3 (3 from home), f holds 1: all free turns; f is nearest.
-        let game = position(Ruleset::Mankala, &[6, 2, 2, 3, 2, 1], &[3; 6], [1, 1]);
-        assert_eq!(greedy_pick(&game), ("f".into(), Reason::FreeTurn));
-        let game = position(Ruleset::Mankala, &[6, 2, 2, 3, 1, 2], &[3; 6], [1, 1]);
-        assert_eq!(greedy_pick(&game), ("d".into(), Reason::FreeTurn));
-    }
-
-    #[test]
-    fn greedy_else_captures_the_fullest_opposite_pit_first_on_a_tie() {
-        // No free turn. b (1 stone) lands in empty c, opposite North's d (5);
-        // e (1 stone) lands in empty f, opposite North's a (5): a tie, b is first.
-        let game = position(
-            Ruleset::Mankala,
-            &[3, 1, 0, 4, 1, 0],
-            &[5, 1, 1, 5, 1, 1],
-            [8, 5],
-        );
-        assert_eq!(greedy_pick(&game), ("b".into(), Reason::Capture(5)));
-        // With North's a fuller, e wins.
-        let game = position(
-            Ruleset::Mankala,
-            &[3, 1, 0, 4, 1, 0],
-            &[6, 1, 1, 5, 1, 0],
-            [8, 5],
-        );
-        assert_eq!(greedy_pick(&game), ("e".into(), Reason::Capture(6)));
-    }
-
-    #[test]
-    fn greedy_judges_captures_on_the_counts_before_the_move() {
-        // a (5 stones) ends in f, which is empty now; the opposite (North's a)
-        // holds 2. d (4) would pass the home into North's row: no capture.
-        let game = position(
-            Ruleset::Mankala,
-            &[5, 0, 0, 4, 0, 0],
-            &[2, 4, 4, 4, 4, 4],
-            [2, 3],
-        );
-        assert_eq!(greedy_pick(&game), ("a".into(), Reason::Capture(2)));
-    }
-
-    #[test]
-    fn greedy_else_plays_the_last_legal_pit() {
-        // b and c end in empty pits, but opposite them North has nothing.
-        let game = position(
-            Ruleset::Mankala,
-            &[2, 2, 2, 0, 0, 0],
-            &[6, 0, 0, 0, 0, 6],
-            [9, 9],
-        );
-        assert_eq!(
-            greedy_pick(&game),
-            ("c".into(), Reason::Fallback(Simple::Last))
-        );
+    fn greedy_picks_free_turns_then_captures_then_the_fallback() {
+        use Ruleset::{Mankala, SuperWari};
+        #[rustfmt::skip]
+        let cases: [(&str, Ruleset, &[u8], &[u8], [u8; 2], &str, Reason); 7] = [
+            ("a 6, d 3 and f 1 are all free turns: the one nearest the home",
+             Mankala, &[6, 2, 2, 3, 2, 1], &[3; 6], [1, 1], "f", Reason::FreeTurn),
+            ("a 6 and d 3 are free turns: the nearer",
+             Mankala, &[6, 2, 2, 3, 1, 2], &[3; 6], [1, 1], "d", Reason::FreeTurn),
+            ("b into empty c takes North's d (5), e into empty f North's a (5): a tie, the first",
+             Mankala, &[3, 1, 0, 4, 1, 0], &[5, 1, 1, 5, 1, 1], [8, 5], "b", Reason::Capture(5)),
+            ("the same with North's a fuller: e",
+             Mankala, &[3, 1, 0, 4, 1, 0], &[6, 1, 1, 5, 1, 0], [8, 5], "e", Reason::Capture(6)),
+            ("a ends in f, empty before the move, opposite North's a (2); d passes the home",
+             Mankala, &[5, 0, 0, 4, 0, 0], &[2, 4, 4, 4, 4, 4], [2, 3], "a", Reason::Capture(2)),
+            ("b and c end in empty pits opposite nothing: the last legal pit",
+             Mankala, &[2, 2, 2, 0, 0, 0], &[6, 0, 0, 0, 0, 6], [9, 9], "c", Reason::Fallback(Simple::Last)),
+            ("Wari: h sows 4 into North's a to d, capturing a 2-3-2-3 run",
+             SuperWari, &[1, 0, 0, 0, 0, 0, 0, 4], &[1, 2, 1, 2, 5, 5, 5, 5], [10, 7], "h", Reason::Capture(10)),
+        ];
+        for (why, ruleset, south, north, stores, pit, reason) in cases {
+            let game = position(ruleset, south, north, stores);
+            assert_eq!(greedy_pick(&game), (pit.into(), reason), "{why}");
+        }
+        let waurie = Game::new(Ruleset::Waurie.rules(), Side::South);
+        assert_eq!(greedy_pick(&waurie), ("c".into(), Reason::FreeTurn));
+        // The fallback's other end: with `greedy-first`, a.
+        let game = position(Mankala, &[2, 2, 2, 0, 0, 0], &[6, 0, 0, 0, 0, 6], [9, 9]);
         let first = Opponent::Greedy(Simple::First)
             .choose(&game, &mut SplitMix64::new(0))
             .unwrap();
         assert_eq!(first.pit.to_string(), "a");
-    }
-
-    #[test]
-    fn greedy_in_the_other_games_wants_bonus_sowings_then_captures() {
-        let game = Game::new(Ruleset::Waurie.rules(), Side::South);
-        assert_eq!(greedy_pick(&game), ("c".into(), Reason::FreeTurn));
-        // Wari: h sows 4 into North's a..d, capturing a 2-3-2-3 run.
-        let game = position(
-            Ruleset::SuperWari,
-            &[1, 0, 0, 0, 0, 0, 0, 4],
-            &[1, 2, 1, 2, 5, 5, 5, 5],
-            [10, 7],
-        );
-        assert_eq!(greedy_pick(&game), ("h".into(), Reason::Capture(10)));
     }
 
     #[test]
@@ -700,11 +654,15 @@ mod tests {
             &[1, 2, 1, 2, 5, 5, 5, 5],
             [10, 7],
         );
-        let choice = "search-500000"
-            .parse::<Opponent>()
+        let searched = |game: &Game, budget: u64| {
+            Opponent::Search {
+                nodes: budget,
+                name: "search",
+            }
+            .choose(game, &mut SplitMix64::new(0))
             .unwrap()
-            .choose(&game, &mut SplitMix64::new(0))
-            .unwrap();
+        };
+        let choice = searched(&game, 500_000);
         assert_eq!(choice.pit.to_string(), "h");
         assert!(choice.depth >= 4 && choice.nodes > 0, "{choice:?}");
         // Waurie: South's f ends in the endpit and leaves South empty: an immediate win.
@@ -714,11 +672,7 @@ mod tests {
             &[9, 9, 9, 9, 4, 0],
             [3, 2],
         );
-        let choice = "search-200000"
-            .parse::<Opponent>()
-            .unwrap()
-            .choose(&game, &mut SplitMix64::new(0))
-            .unwrap();
+        let choice = searched(&game, 200_000);
         assert_eq!(choice.eval.map(|e| e > WIN - 100), Some(true), "{choice:?}");
     }
 }
