@@ -561,8 +561,18 @@ mod tests {
     #[test]
     fn greedy_picks_free_turns_then_captures_then_the_fallback() {
         use Ruleset::{Mankala, SuperWari};
+        // Why, the game, South's and North's pits, the stores, the pick.
+        type Case = (
+            &'static str,
+            Ruleset,
+            &'static [u8],
+            &'static [u8],
+            [u8; 2],
+            &'static str,
+            Reason,
+        );
         #[rustfmt::skip]
-        let cases: [(&str, Ruleset, &[u8], &[u8], [u8; 2], &str, Reason); 7] = [
+        let cases: [Case; 7] = [
             ("a 6, d 3 and f 1 are all free turns: the one nearest the home",
              Mankala, &[6, 2, 2, 3, 2, 1], &[3; 6], [1, 1], "f", Reason::FreeTurn),
             ("a 6 and d 3 are free turns: the nearer",

@@ -8,7 +8,7 @@
 //! "the mover wins", and `delta`, of "the mover loses". A bonus sowing keeps
 //! the mover, so its child's numbers count as they are; otherwise they swap.
 
-use super::memo::Key;
+use super::memo::{Key, Path};
 use super::{Scoring, Tables};
 use crate::engine::Position;
 
@@ -92,8 +92,7 @@ struct Child {
 pub struct ProofSearch<'a> {
     tables: Option<&'a Tables>,
     table: ProofTable,
-    /// The positions on the path with as many stones in pits as the last.
-    path: Vec<(u16, Key)>,
+    path: Path,
     pub nodes: u64,
     budget: u64,
 }
@@ -105,7 +104,7 @@ impl<'a> ProofSearch<'a> {
         ProofSearch {
             tables,
             table: ProofTable::new(entries),
-            path: Vec::new(),
+            path: Path::default(),
             nodes: 0,
             budget: 0,
         }
@@ -156,14 +155,7 @@ impl<'a> ProofSearch<'a> {
         if self.nodes > self.budget {
             return Err(Unproven::Budget);
         }
-        let stones = position.stones_in_pits();
-        if self
-            .path
-            .iter()
-            .rev()
-            .take_while(|(s, _)| *s == stones)
-            .any(|(_, k)| *k == key)
-        {
+        if self.path.holds(position, key) {
             return Err(Unproven::NotWinLoss);
         }
         let mut children = [None; 8];
@@ -178,7 +170,7 @@ impl<'a> ProofSearch<'a> {
             });
         }
         let before = self.nodes;
-        self.path.push((stones, key));
+        self.path.push(position, key);
         let numbers = self.work_on(&children, th);
         self.path.pop();
         let numbers = numbers?;

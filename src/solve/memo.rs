@@ -57,6 +57,36 @@ impl Key {
     }
 }
 
+/// The positions on a search's path, for telling play that cycles. Stones
+/// in pits never increase, so only the tail with as many stones as a
+/// position can hold it.
+#[derive(Default)]
+pub(super) struct Path(Vec<(u16, Key)>);
+
+impl Path {
+    /// Whether `position` (whose key is `key`) is on the path.
+    pub(super) fn holds(&self, position: &Position, key: Key) -> bool {
+        let stones = position.stones_in_pits();
+        self.0
+            .iter()
+            .rev()
+            .take_while(|(s, _)| *s == stones)
+            .any(|(_, k)| *k == key)
+    }
+
+    pub(super) fn push(&mut self, position: &Position, key: Key) {
+        self.0.push((position.stones_in_pits(), key));
+    }
+
+    pub(super) fn pop(&mut self) {
+        self.0.pop();
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// What is known of a position's worth to its mover, less the homes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Known {

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use super::dfpn::{ProofSearch, Unproven};
-use super::memo::{Key, Known, Memo};
+use super::memo::{Key, Known, Memo, Path};
 use super::{Scoring, Tables};
 use crate::engine::{Pit, Position};
 
@@ -36,9 +36,7 @@ enum Stop {
 pub struct Solver<'a> {
     tables: Option<&'a Tables>,
     memo: Memo,
-    /// The positions on the path with as many stones in pits as the last:
-    /// only those can come again (stones in pits never increase).
-    path: Vec<(u16, Key)>,
+    path: Path,
     pub nodes: u64,
     budget: u64,
     /// Where to report each step of a long solve, if anywhere.
@@ -84,7 +82,7 @@ impl<'a> Solver<'a> {
         Solver {
             tables,
             memo,
-            path: Vec::new(),
+            path: Path::default(),
             nodes: 0,
             budget,
             trace: None,
@@ -250,7 +248,7 @@ impl<'a> Solver<'a> {
             return Ok(v);
         }
         let key = Key::of(position);
-        if key.is_some_and(|k| self.on_path(position.stones_in_pits(), k)) {
+        if key.is_some_and(|k| self.path.holds(position, k)) {
             return Err(Stop::Cycle);
         }
         let known = key.and_then(|k| self.memo.get(k));
@@ -287,7 +285,7 @@ impl<'a> Solver<'a> {
             beta = beta.min(upper);
         }
         if let Some(key) = key {
-            self.path.push((position.stones_in_pits(), key));
+            self.path.push(position, key);
         }
         let before = self.nodes;
         let outcome = self.children(scoring, position, alpha, beta, known.and_then(|k| k.best));
@@ -315,16 +313,6 @@ impl<'a> Solver<'a> {
             );
         }
         Ok(best)
-    }
-
-    /// Whether `key` is on the path. Stones in pits never increase, so
-    /// only the same layer's tail of the path can hold it.
-    fn on_path(&self, stones: u16, key: Key) -> bool {
-        self.path
-            .iter()
-            .rev()
-            .take_while(|(s, _)| *s == stones)
-            .any(|(_, k)| *k == key)
     }
 
     /// The value of a finished position, or one the tables hold.
@@ -366,7 +354,7 @@ impl<'a> Solver<'a> {
                     if let Some(key) = probe.0 {
                         // A child on the path is a cycle: never cut off by
                         // what the memo knows of it.
-                        if self.on_path(child.stones_in_pits(), key) {
+                        if self.path.holds(&child, key) {
                             return Err(Stop::Cycle);
                         }
                     }
