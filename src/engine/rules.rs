@@ -49,28 +49,11 @@ rulesets! {
         // Any count whose total fits the board's counters (at most 240 stones).
         stones: 1..=15,
         pits: 8..=8,
-        store_word: "store",
-        opponent: DefaultOpponent::Strong,
-        variants: &[],
         guide: include_str!("../guide/super-wari.md"),
-        summary: WARI_SUMMARY,
+        ..WARI_SPEC
     },
     /// Classic 2x6 Wari, the game Super-Wari extends.
-    Wari => RulesetSpec {
-        name: "wari",
-        title: "Wari",
-        rules: Rules {
-            ruleset: Ruleset::Wari,
-            ..WARI
-        },
-        stones: 1..=20,
-        pits: 6..=6,
-        store_word: "store",
-        opponent: DefaultOpponent::Strong,
-        variants: &[],
-        guide: include_str!("../guide/wari.md"),
-        summary: WARI_SUMMARY,
-    },
+    Wari => WARI_SPEC,
     /// The Cayman 2x6 game with endpits and bonus moves (seed 002).
     Waurie => RulesetSpec {
         name: "waurie",
@@ -188,6 +171,20 @@ const WARI: Rules = Rules {
     repetition_ends: true,
     lone_capture: false,
     variant: None,
+};
+
+/// Wari's entry, the base of Super-Wari's.
+const WARI_SPEC: RulesetSpec = RulesetSpec {
+    name: "wari",
+    title: "Wari",
+    rules: WARI,
+    stones: 1..=20,
+    pits: 6..=6,
+    store_word: "store",
+    opponent: DefaultOpponent::Strong,
+    variants: &[],
+    guide: include_str!("../guide/wari.md"),
+    summary: WARI_SUMMARY,
 };
 
 const WARI_SUMMARY: &str = "\
