@@ -1,6 +1,7 @@
 //! A referee killed at any system call loses and doubles nothing. For each
 //! transaction path (an invitation, an accept, a move, a keyless answer, a
-//! takeback accepted, a conditional move triggered, a forfeit by `remind`),
+//! takeback accepted, a conditional move triggered, a forfeit by `remind`,
+//! a game `remind` was handed too early filed again under its day),
 //! the real binary runs under strace once per
 //! (system call, n) pair it makes, killed by SIGKILL at the nth call of
 //! that kind; then the same mail is delivered again, as the MTA would. The
@@ -99,6 +100,8 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
         .map(|d| d.map(|e| e.unwrap().path()).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut games = games;
+    // remind finds games by these: each game under way filed under its day.
+    games.push(format!("idle {:?}", common::idle_entries(store.dir())));
     for path in senders
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -126,19 +129,29 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
 }
 
 /// What the referee is run on: a mail on standard input, or `mancala
-/// remind` forfeiting whoever is to move (an empty input).
-const REMIND: &[u8] = b"";
+/// remind` with these flags.
+#[derive(Clone, Copy)]
+enum Run<'a> {
+    Mail(&'a [u8]),
+    Remind(&'a [&'a str]),
+}
 
-fn run_referee(prefix: &[&str], store: &Path, out: &Path, mail: &[u8]) -> std::process::ExitStatus {
+fn run_referee(prefix: &[&str], store: &Path, out: &Path, run: Run) -> std::process::ExitStatus {
     let send = format!("dir:{}", out.display());
     let store = store.to_str().unwrap();
     let mut args: Vec<&str> = prefix.to_vec();
     args.push(env!("CARGO_BIN_EXE_mancala"));
-    if mail == REMIND {
-        args.extend(["remind", "--nudge", "0", "--forfeit", "0"]);
-    } else {
-        args.push("mail");
-    }
+    let mail = match run {
+        Run::Mail(mail) => {
+            args.push("mail");
+            mail
+        }
+        Run::Remind(flags) => {
+            args.push("remind");
+            args.extend(flags);
+            b""
+        }
+    };
     args.extend(["--from", REFEREE, "--store", store, "--send", &send]);
     let mut child = Command::new(args[0])
         .args(&args[1..])
@@ -156,10 +169,10 @@ fn run_referee(prefix: &[&str], store: &Path, out: &Path, mail: &[u8]) -> std::p
 }
 
 /// The system calls an uninterrupted run makes, and how often each.
-fn syscalls(store: &Path, out: &Path, mail: &[u8]) -> BTreeMap<String, usize> {
+fn syscalls(store: &Path, out: &Path, run: Run) -> BTreeMap<String, usize> {
     let trace = store.with_extension("trace");
     let trace_arg = trace.to_str().unwrap().to_string();
-    let status = run_referee(&["strace", "-f", "-qq", "-o", &trace_arg], store, out, mail);
+    let status = run_referee(&["strace", "-f", "-qq", "-o", &trace_arg], store, out, run);
     assert!(status.success());
     let mut counts = BTreeMap::new();
     for line in std::fs::read_to_string(&trace).unwrap().lines() {
@@ -173,17 +186,21 @@ fn syscalls(store: &Path, out: &Path, mail: &[u8]) -> BTreeMap<String, usize> {
     counts
 }
 
-/// Kills the referee at every system call of handling `mail` on `before`,
-/// delivers it again, and compares with an uninterrupted run.
-fn exhaustively(name: &str, before: &Path, mail: &[u8]) -> usize {
+/// Kills the referee at every system call of `run` on `before`, runs it
+/// again, and compares with an uninterrupted run.
+fn exhaustively(name: &str, before: &Path, run: Run) -> usize {
     let work = common::temp_dir(&format!("crash-{name}"));
     let (store, out) = (work.join("store"), work.join("out"));
+    // (Read on a copy of its own: opening a store may set it up.)
+    let untouched = work.join("untouched");
+    copy_dir(before, &untouched);
+    let unchanged = outcome(&untouched, &out);
     copy_dir(before, &store);
-    let calls = syscalls(&store, &out, mail);
+    let calls = syscalls(&store, &out, run);
     let expected = outcome(&store, &out);
-    assert!(
-        !expected.0.is_empty(),
-        "{name}: the uninterrupted run sent nothing"
+    assert_ne!(
+        expected, unchanged,
+        "{name}: the uninterrupted run did nothing"
     );
     // Every (call, n) pair but those where the work is done or not begun.
     let kills: Vec<(&str, usize)> = calls
@@ -205,7 +222,7 @@ fn exhaustively(name: &str, before: &Path, mail: &[u8]) -> usize {
                     let Some(&kill) = kills.get(i) else {
                         break;
                     };
-                    kill_and_retry(name, before, mail, &store, &out, kill, expected);
+                    kill_and_retry(name, before, run, &store, &out, kill, expected);
                 }
             });
         }
@@ -214,11 +231,12 @@ fn exhaustively(name: &str, before: &Path, mail: &[u8]) -> usize {
 }
 
 /// Runs the referee on a copy of `before`, killed by SIGKILL at the nth
-/// `call`, delivers the mail again, and compares with the uninterrupted run.
+/// `call`, runs it again (as the MTA or cron would), and compares with the
+/// uninterrupted run.
 fn kill_and_retry(
     name: &str,
     before: &Path,
-    mail: &[u8],
+    run: Run,
     store: &Path,
     out: &Path,
     (call, n): (&str, usize),
@@ -241,7 +259,7 @@ fn kill_and_retry(
         ],
         store,
         out,
-        mail,
+        run,
     );
     // strace ends as its tracee did: by SIGKILL (or exit 128 + 9).
     use std::os::unix::process::ExitStatusExt;
@@ -249,7 +267,7 @@ fn kill_and_retry(
         killed.signal() == Some(9) || killed.code() == Some(137),
         "{name}: {call} #{n} was not killed: {killed:?}"
     );
-    let again = run_referee(&[], store, out, mail);
+    let again = run_referee(&[], store, out, run);
     assert!(
         again.success(),
         "{name}: the retry after a kill at {call} #{n} failed"
@@ -334,26 +352,50 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
             .contains("By your conditional move"),
         "the condition is triggered"
     );
+    // Bob to move, his game filed under a day three days before his turn
+    // began (an idle entry is a lower bound): `remind` with a nudge after
+    // two days is handed it, finds it not due, and files it under its day.
+    let refile_dir = base.join("refile");
+    copy_dir(&moved_dir, &refile_dir);
+    let store = Store::open(&refile_dir).unwrap();
+    let mut record = store.list().unwrap().games.remove(0);
+    let turn_began = record.last_activity;
+    record.last_activity = turn_began - 3 * 86_400;
+    store.save_game(&record).unwrap();
+    record.last_activity = turn_began;
+    store.save_game(&record).unwrap();
+    let filed = common::idle_entries(&refile_dir);
+    let day = |secs: u64| format!("{}/{}", secs / 86_400, record.id);
+    assert_eq!(filed, [day(turn_began - 3 * 86_400)], "filed early");
     let stranger = format!(
         "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <k1@players.example>\n\nhelp\n"
     );
     let paths = [
-        ("start", &start_dir, start.as_bytes()),
-        ("accept", &accept_dir, accept.as_bytes()),
-        ("move", &move_dir, play.as_bytes()),
-        ("keyless", &start_dir, stranger.as_bytes()),
-        ("takeback", &takeback_dir, takeback.as_bytes()),
-        ("condition", &condition_dir, reply.as_bytes()),
-        ("forfeit", &moved_dir, REMIND),
+        ("start", &start_dir, Run::Mail(start.as_bytes())),
+        ("accept", &accept_dir, Run::Mail(accept.as_bytes())),
+        ("move", &move_dir, Run::Mail(play.as_bytes())),
+        ("keyless", &start_dir, Run::Mail(stranger.as_bytes())),
+        ("takeback", &takeback_dir, Run::Mail(takeback.as_bytes())),
+        ("condition", &condition_dir, Run::Mail(reply.as_bytes())),
+        (
+            "forfeit",
+            &moved_dir,
+            Run::Remind(&["--nudge", "0", "--forfeit", "0"]),
+        ),
+        (
+            "refile",
+            &refile_dir,
+            Run::Remind(&["--nudge", "2d", "--forfeit", "30d"]),
+        ),
     ];
     // The paths side by side: each works in folders of its own.
     let runs: usize = std::thread::scope(|scope| {
         let running: Vec<_> = paths
             .into_iter()
-            .map(|(name, dir, mail)| {
+            .map(|(name, dir, run)| {
                 scope.spawn(move || {
                     let began = std::time::Instant::now();
-                    let kills = exhaustively(name, dir, mail);
+                    let kills = exhaustively(name, dir, run);
                     println!("{name}: {kills} kills in {:.1?}", began.elapsed());
                     kills
                 })

@@ -604,24 +604,6 @@ fn mancala_ratings_shows_the_best_of_each_game_and_all_with_all() {
     );
 }
 
-/// The names under `index/idle/`, as `day/entry`.
-fn idle_entries(dir: &Path) -> Vec<String> {
-    let mut names = Vec::new();
-    for day in std::fs::read_dir(dir.join("index/idle")).unwrap() {
-        let day = day.unwrap();
-        for entry in std::fs::read_dir(day.path()).unwrap() {
-            let name = entry.unwrap().file_name();
-            names.push(format!(
-                "{}/{}",
-                day.file_name().to_string_lossy(),
-                name.to_string_lossy()
-            ));
-        }
-    }
-    names.sort();
-    names
-}
-
 #[test]
 fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_day() {
     const DAY: u64 = 86_400;
@@ -633,12 +615,12 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
     assert!(game.to_move().is_some(), "a game under way");
     record.last_activity = 3 * DAY + 60;
     store.save_game(&record).unwrap();
-    assert_eq!(idle_entries(&dir), [format!("3/{}", record.id)]);
+    assert_eq!(common::idle_entries(&dir), [format!("3/{}", record.id)]);
     // A move on day 10 files nothing new: day 3 is a lower bound of its
     // idle day, and no folder needs making or syncing.
     record.last_activity = 10 * DAY + 60; // as a move that day
     store.save_game(&record).unwrap();
-    assert_eq!(idle_entries(&dir), [format!("3/{}", record.id)]);
+    assert_eq!(common::idle_entries(&dir), [format!("3/{}", record.id)]);
     // On day 12, with a nudge after 5 days, remind is handed the game,
     // finds it not due, and files it under day 10.
     let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
@@ -649,7 +631,7 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
         done.is_empty() && problems.is_empty(),
         "{done:?} {problems:?}"
     );
-    assert_eq!(idle_entries(&dir), [format!("10/{}", record.id)]);
+    assert_eq!(common::idle_entries(&dir), [format!("10/{}", record.id)]);
     assert!(store
         .due(12 * DAY, 5 * DAY, 9 * DAY)
         .unwrap()
@@ -660,12 +642,15 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
         .remind(16 * DAY, 5 * DAY, 9 * DAY, &Stub::default())
         .unwrap();
     assert_eq!(done.len(), 1, "{done:?}");
-    assert_eq!(idle_entries(&dir), [format!("10/{}.reminded", record.id)]);
+    assert_eq!(
+        common::idle_entries(&dir),
+        [format!("10/{}.reminded", record.id)]
+    );
     // A move after the nudge is filed under its own day: the player now to
     // move has not been nudged, which the older entry would have hidden.
     let mut record = store.load_game(&record.id).unwrap().unwrap();
     record.last_activity = 17 * DAY; // as a move that day
     record.reminded = None;
     store.save_game(&record).unwrap();
-    assert_eq!(idle_entries(&dir), [format!("17/{}", record.id)]);
+    assert_eq!(common::idle_entries(&dir), [format!("17/{}", record.id)]);
 }

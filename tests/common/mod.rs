@@ -223,3 +223,25 @@ pub fn read_written(path: &std::path::Path) -> Written {
             .replace("\r\n", "\n"),
     }
 }
+
+/// The names under a store's `index/idle/`, as `day/entry` (none before
+/// the store's first game).
+pub fn idle_entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let Ok(days) = std::fs::read_dir(dir.join("index/idle")) else {
+        return names;
+    };
+    for day in days {
+        let day = day.unwrap();
+        for entry in std::fs::read_dir(day.path()).unwrap() {
+            let name = entry.unwrap().file_name();
+            names.push(format!(
+                "{}/{}",
+                day.file_name().to_string_lossy(),
+                name.to_string_lossy()
+            ));
+        }
+    }
+    names.sort();
+    names
+}
