@@ -247,23 +247,16 @@ fn wari_when_no_move_can_feed_the_mover_plays_any_and_takes_the_rest() {
 }
 
 #[test]
-fn wari_capturing_more_than_half_wins_at_once() {
-    let mut game = game_at(
-        Ruleset::SuperWari,
-        "0 0 0 0 0 0 0 1 / 1 3 3 3 3 3 3 3 / 23 2",
-    );
-    let s = game.play(pit('h')).unwrap();
-    assert_eq!(s.captured, 2);
+fn wari_capturing_more_than_half_wins_at_once_and_half_is_not_a_majority() {
+    // h captures North's a (2 after the sowing): 23 + 2 is more than half.
+    let board = "0 0 0 0 0 0 0 1 / 1 3 3 3 3 3 3 3 / 23 2";
+    let mut game = game_at(Ruleset::SuperWari, board);
+    assert_eq!(game.play(pit('h')).unwrap().captured, 2);
     assert_eq!(result(&game), (Some(Side::South), EndReason::Majority));
     assert_eq!(game.outcome().unwrap().score, [25, 2]);
-}
-
-#[test]
-fn wari_half_is_not_a_majority() {
-    let mut game = game_at(
-        Ruleset::SuperWari,
-        "0 0 0 0 0 0 0 1 / 1 3 3 3 3 3 3 4 / 22 2",
-    );
+    // From 22, the same capture makes 24 of 48: half, and play goes on.
+    let board = "0 0 0 0 0 0 0 1 / 1 3 3 3 3 3 3 4 / 22 2";
+    let mut game = game_at(Ruleset::SuperWari, board);
     game.play(pit('h')).unwrap();
     assert_eq!(game.position().store(Side::South), 24);
     assert!(!game.is_over());
@@ -313,7 +306,7 @@ fn wari_illegal_moves_say_what_is_wrong() {
 // ---- Waurie ----
 
 #[test]
-fn waurie_sows_own_endpit_but_never_the_opponents() {
+fn waurie_sows_own_endpit_but_never_the_opponents_and_laps_through_the_emptied_pit() {
     assert_sows(
         Ruleset::Waurie,
         &[
@@ -324,6 +317,14 @@ fn waurie_sows_own_endpit_but_never_the_opponents() {
                 takes: 0,
                 last: in_pit(Side::South, 'a'),
                 after: "5 4 4 0 0 0 / 5 5 5 5 5 5 / 3 2",
+            },
+            // A lap sows the emptied pit too (and Waurie has no captures).
+            Sows {
+                before: "13 0 0 0 0 0 / 5 5 5 5 5 5 / 2 3",
+                sow: 'a',
+                takes: 0,
+                last: in_pit(Side::South, 'a'),
+                after: "1 1 1 1 1 1 / 6 6 6 6 6 6 / 3 3",
             },
         ],
     );
@@ -339,23 +340,6 @@ fn waurie_last_seed_in_own_endpit_sows_again() {
     p.play(pit('f')).unwrap();
     assert_eq!(p.to_move(), Side::North);
     assert_board(&p, "4 4 0 5 5 0 / 5 5 5 5 4 4 / 2 0");
-}
-
-#[test]
-fn waurie_lap_sows_the_emptied_starting_pit() {
-    assert_sows(
-        Ruleset::Waurie,
-        &[
-            // Waurie has no captures.
-            Sows {
-                before: "13 0 0 0 0 0 / 5 5 5 5 5 5 / 2 3",
-                sow: 'a',
-                takes: 0,
-                last: in_pit(Side::South, 'a'),
-                after: "1 1 1 1 1 1 / 6 6 6 6 6 6 / 3 3",
-            },
-        ],
-    );
 }
 
 #[test]
@@ -623,14 +607,7 @@ fn kalah_empty_capture_takes_the_lone_last_stone_into_the_store() {
         .rules()
         .with_variant("empty-capture")
         .unwrap();
-    let mut p = Position::from_counts(
-        rules,
-        &[0, 1, 0, 4, 4, 4],
-        &[4, 4, 5, 0, 4, 8],
-        [6, 4],
-        Side::South,
-    )
-    .unwrap();
+    let mut p = drawn(rules, "0 1 0 4 4 4 / 4 4 5 0 4 8 / 6 4");
     // As above, but the stone that fell in the empty c goes to the store.
     assert_eq!(p.play(pit('b')).unwrap().captured, 0);
     assert_board(&p, "0 0 0 4 4 4 / 4 4 5 0 4 8 / 7 4");
