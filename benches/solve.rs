@@ -85,6 +85,8 @@ fn capture_tables(ruleset: Ruleset, stones: usize) {
     let strong = Opponent::strong();
     let mut rng = SplitMix64::new(5);
     let (mut asked, mut kept, mut kept_exact, mut exact_asked) = (0, 0, 0, 0);
+    // Moves that keep the result (win, draw or loss), if not the margin.
+    let mut kept_result = 0;
     while asked < 200 {
         let Some(game) = into_the_tables(&rules, stones, &mut rng) else {
             continue;
@@ -106,13 +108,14 @@ fn capture_tables(ruleset: Ruleset, stones: usize) {
         asked += 1;
         let keeps = worth(choice.pit) == best;
         kept += usize::from(keeps);
+        kept_result += usize::from(worth(choice.pit).signum() == best.signum());
         if tables.exact(&position) == Some(true) {
             exact_asked += 1;
             kept_exact += usize::from(keeps);
         }
     }
     println!(
-        "{ruleset}: strong kept the tables' value in {kept} of {asked} positions ({:.1}%); in {kept_exact} of the {exact_asked} exact ones",
+        "{ruleset}: strong kept the tables' value in {kept} of {asked} positions ({:.1}%); in {kept_exact} of the {exact_asked} exact ones; the result (win, draw or loss) in {kept_result}",
         100.0 * kept as f64 / asked as f64
     );
 }

@@ -3,7 +3,8 @@
 //! runs a move, an invitation, a keyless mail, a mail asking `games`,
 //! `history` and `ratings`, `mancala games`, `mancala ratings` and
 //! `mancala remind` with nothing due; each time is the median of
-//! `MANCALA_BENCH_RUNS` runs (default 9), said with its ratio to the empty
+//! `MANCALA_BENCH_RUNS` runs (default 9; each run times the three stores
+//! in turn, side by side), said with its ratio to the empty
 //! store (target: at most 1.5x), and the peak memory of one more run
 //! (target: under 20 MB), read by GNU time (`/usr/bin/time -f %M`).
 //!
@@ -28,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use mancala::engine::{Side, SplitMix64};
 use mancala::mail::Identity;
-use mancala::store::{GameRecord, Store};
+use mancala::store::{GameRecord, Secrets, Store};
 
 #[path = "../tests/common/games.rs"]
 mod games;
@@ -62,35 +63,56 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(9);
-    let mut empty: Vec<Duration> = Vec::new();
-    for size in SIZES {
-        let dir = root.join(format!("target/bench-stores/{size}"));
+    let subjects: Vec<Subject> = SIZES
+        .iter()
+        .map(|&size| Subject::prepare(&root.join(format!("target/bench-stores/{size}")), size))
+        .collect();
+    // Side by side: each run times every store in turn, so a slow spell
+    // of the machine (or of its disk's syncs) falls on all of them alike.
+    let figures = measure(&bin, &subjects, runs);
+    for (s, subject) in subjects.iter().enumerate() {
+        println!("store of {} games:", subject.size);
+        for (what, by_store) in &figures {
+            let (time, peak) = by_store[s];
+            let ratio = time.as_secs_f64() / by_store[0].0.as_secs_f64();
+            println!(
+                "  {what:<28} {:>9.3} ms  {ratio:>5.2}x  peak {:>6.1} MB",
+                time.as_secs_f64() * 1e3,
+                peak as f64 / 1024.0
+            );
+        }
+    }
+}
+
+/// One store the bench runs on.
+struct Subject {
+    size: u64,
+    dir: PathBuf,
+    store: Store,
+    secrets: Secrets,
+}
+
+impl Subject {
+    /// The store of `size` games in `dir`, generated the first time.
+    fn prepare(dir: &Path, size: u64) -> Subject {
         if !dir.join("index/version").exists() {
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(dir);
             let started = Instant::now();
-            generate(&dir, size);
+            generate(dir, size);
             println!(
                 "generated {size} games in {:.1} s",
                 started.elapsed().as_secs_f64()
             );
         }
         // An index of an older layout is rebuilt here, not in a timed run.
-        let store = Store::open(&dir).expect("the store");
-        store
-            .ensure_index(&store.secrets().expect("the key"))
-            .expect("the index");
-        println!("store of {size} games:");
-        let figures = measure(&bin, &dir, runs);
-        for (i, (what, time, peak)) in figures.iter().enumerate() {
-            if size == 0 {
-                empty.push(*time);
-            }
-            let ratio = time.as_secs_f64() / empty[i].as_secs_f64();
-            println!(
-                "  {what:<28} {:>9.3} ms  {ratio:>5.2}x  peak {:>6.1} MB",
-                time.as_secs_f64() * 1e3,
-                *peak as f64 / 1024.0
-            );
+        let store = Store::open(dir).expect("the store");
+        let secrets = store.secrets().expect("the key");
+        store.ensure_index(&secrets).expect("the index");
+        Subject {
+            size,
+            dir: dir.to_path_buf(),
+            store,
+            secrets,
         }
     }
 }
@@ -143,41 +165,94 @@ fn generate(dir: &Path, size: u64) {
     store.ensure_index(&secrets).expect("the index");
 }
 
-/// Each operation's median time and largest peak memory (KiB) on `dir`.
-fn measure(bin: &Path, dir: &Path, runs: usize) -> Vec<(&'static str, Duration, i64)> {
-    let store = Store::open(dir).unwrap();
-    let secrets = store.secrets().unwrap();
-    let identity = Identity::new(REFEREE);
-    let dir_arg = dir.to_str().unwrap();
-    let mail_args = [
-        "mail", "--from", REFEREE, "--send", "stdout", "--store", dir_arg,
+/// What the bench times.
+#[derive(Clone, Copy)]
+enum Operation {
+    Move,
+    Invitation,
+    Keyless,
+    Questions,
+    Games,
+    Ratings,
+    Remind,
+}
+
+impl Operation {
+    const ALL: [Operation; 7] = [
+        Operation::Move,
+        Operation::Invitation,
+        Operation::Keyless,
+        Operation::Questions,
+        Operation::Games,
+        Operation::Ratings,
+        Operation::Remind,
     ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Operation::Move => "a move",
+            Operation::Invitation => "an invitation",
+            Operation::Keyless => "a keyless mail",
+            Operation::Questions => "games+history+ratings mail",
+            Operation::Games => "mancala games",
+            Operation::Ratings => "mancala ratings",
+            Operation::Remind => "mancala remind (none due)",
+        }
+    }
+}
+
+/// Each operation's median time and peak memory (KiB) on each store.
+fn measure(
+    bin: &Path,
+    subjects: &[Subject],
+    runs: usize,
+) -> Vec<(&'static str, Vec<(Duration, i64)>)> {
     let nonce = mancala::store::now();
     let mut out = Vec::new();
-    let mut time = |what: &'static str, make: &mut dyn FnMut(usize) -> (Vec<String>, String)| {
-        let mut times = Vec::new();
+    for op in Operation::ALL {
+        let mut times = vec![Vec::new(); subjects.len()];
         for run in 0..runs {
-            let (args, input) = make(run);
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            times.push(run_child(bin, &args, input.as_bytes()));
+            for (subject, times) in subjects.iter().zip(&mut times) {
+                let (args, input) = job(subject, op, run, nonce);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                times.push(run_child(bin, &args, input.as_bytes()));
+            }
         }
-        let (args, input) = make(runs);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let peak = peak_of(bin, &args, input.as_bytes());
-        times.sort();
-        out.push((what, times[times.len() / 2], peak));
+        let by_store = subjects
+            .iter()
+            .zip(&mut times)
+            .map(|(subject, times)| {
+                let (args, input) = job(subject, op, runs, nonce);
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let peak = peak_of(bin, &args, input.as_bytes());
+                times.sort();
+                (times[times.len() / 2], peak)
+            })
+            .collect();
+        out.push((op.name(), by_store));
+    }
+    out
+}
+
+/// The arguments and input of run `run` of operation `op` on `subject`.
+fn job(subject: &Subject, op: Operation, run: usize, nonce: u64) -> (Vec<String>, String) {
+    let dir_arg = subject.dir.to_str().unwrap();
+    let mail = |input: String| {
+        let args = [
+            "mail", "--from", REFEREE, "--send", "stdout", "--store", dir_arg,
+        ];
+        (args.map(String::from).to_vec(), input)
     };
-    let mail = |input: String| (mail_args.map(String::from).to_vec(), input);
     // A keyed mail from whoever is to move in bench game `n`.
     let keyed = |n: u64, words: &dyn Fn(&GameRecord) -> String, tag: &str| {
         let id = games::nth_id(n % BENCH_GAMES);
-        let record = store.load_game(&id).unwrap().expect("a bench game");
+        let record = subject.store.load_game(&id).unwrap().expect("a bench game");
         let side = record.game().unwrap().to_move().unwrap_or(Side::South);
-        let token = secrets.token(&id, side);
+        let token = subject.secrets.token(&id, side);
         let from = record.player(side).address.clone().unwrap();
         format!(
             "From: {from}\nTo: {}\nSubject: Re: your game\nMessage-ID: <{tag}.{nonce}@players.example>\n\n{}\n",
-            identity.sub_address(&token),
+            Identity::new(REFEREE).sub_address(&token),
             words(&record)
         )
     };
@@ -185,34 +260,27 @@ fn measure(bin: &Path, dir: &Path, runs: usize) -> Vec<(&'static str, Duration, 
         let game = record.game().unwrap();
         format!("move {}", game.legal_moves().first().unwrap())
     };
-    time("a move", &mut |run| {
-        mail(keyed(run as u64, &pit, &format!("m{run}")))
-    });
-    time("an invitation", &mut |run| {
-        mail(format!(
-            "From: inviter{run}.{nonce}@players.example\nTo: {REFEREE}\nMessage-ID: <i{run}.{nonce}@players.example>\n\nnew wari with invitee{run}.{nonce}@players.example\n"
-        ))
-    });
-    time("a keyless mail", &mut |run| {
-        mail(format!(
-            "From: stranger{run}.{nonce}@players.example\nTo: {REFEREE}\nMessage-ID: <k{run}.{nonce}@players.example>\n\nhello\n"
-        ))
-    });
     let questions = |_: &GameRecord| "games\nhistory\nratings".to_string();
-    time("games+history+ratings mail", &mut |run| {
-        mail(keyed(BENCH_GAMES - 1, &questions, &format!("q{run}")))
-    });
     let command = |words: &[&str]| {
         let mut args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         args.extend(["--store".to_string(), dir_arg.to_string()]);
         (args, String::new())
     };
-    time("mancala games", &mut |_| command(&["games"]));
-    time("mancala ratings", &mut |_| command(&["ratings"]));
-    time("mancala remind (none due)", &mut |_| {
-        command(&["remind", "--from", REFEREE, "--send", "stdout"])
-    });
-    out
+    match op {
+        Operation::Move => mail(keyed(run as u64, &pit, &format!("m{run}"))),
+        Operation::Invitation => mail(format!(
+            "From: inviter{run}.{nonce}@players.example\nTo: {REFEREE}\nMessage-ID: <i{run}.{nonce}@players.example>\n\nnew wari with invitee{run}.{nonce}@players.example\n"
+        )),
+        Operation::Keyless => mail(format!(
+            "From: stranger{run}.{nonce}@players.example\nTo: {REFEREE}\nMessage-ID: <k{run}.{nonce}@players.example>\n\nhello\n"
+        )),
+        Operation::Questions => {
+            mail(keyed(BENCH_GAMES - 1, &questions, &format!("q{run}")))
+        }
+        Operation::Games => command(&["games"]),
+        Operation::Ratings => command(&["ratings"]),
+        Operation::Remind => command(&["remind", "--from", REFEREE, "--send", "stdout"]),
+    }
 }
 
 /// Runs `bin` to its end (it must succeed); its wall time.
