@@ -1,9 +1,9 @@
 //! One function per command; each calls down into the library.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use mancala::engine::{Game, Position, Rules};
+use mancala::engine::{Game, Position, Rules, Ruleset};
 use mancala::mail::delivery::{DeliveryError, Report};
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
@@ -13,7 +13,9 @@ use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
 
-use super::args::{Args, Command, Listing, MailArgs, RulesArgs, StartArgs, TablesCommand};
+use super::args::{
+    Args, Command, Listing, MailArgs, RefereeArgs, RulesArgs, StartArgs, TablesCommand,
+};
 use super::{display_path, print, read_input, CliResult, Failure};
 
 pub fn run(args: Args) -> CliResult {
@@ -36,18 +38,7 @@ pub fn run(args: Args) -> CliResult {
             json,
             game,
             store,
-        } => {
-            let sheet = match (game, file) {
-                (Some(id), _) => stored_sheet(&open_store_or_default(store.dir)?, &id)?,
-                (None, Some(file)) => read_sheet(&file)?,
-                (None, None) => return Err(Failure::usage("show needs a FILE or --game ID")),
-            };
-            if json {
-                print(&(json_line(&sheet.game) + "\n"))
-            } else {
-                print(&sheet.to_string())
-            }
-        }
+        } => show(file, game, store.dir, json),
         Command::Replay { start, moves, json } => replay(start_of(&start)?, &moves, json),
         Command::Mail(MailArgs {
             referee,
@@ -55,44 +46,8 @@ pub fn run(args: Args) -> CliResult {
             sub_addresses,
             ..
         }) => super::owner::owners_mailbox(&owner, referee, sub_addresses),
-        Command::Mail(MailArgs { referee, .. }) => {
-            let raw = read_capped(referee.max_size)?;
-            with_referee(referee, |referee, postbox, max_size| {
-                let letter = Letter::read_capped(&raw, max_size, referee.identity());
-                match referee.deliver(&letter, postbox) {
-                    Ok(report) => {
-                        log_report(&report);
-                        Ok(())
-                    }
-                    Err(e) => Err(tempfail(&e)),
-                }
-            })
-        }
-        Command::Maildir { dir, referee } => with_referee(referee, |referee, postbox, max_size| {
-            let run = maildir::handle(&dir, referee, postbox, max_size)
-                .map_err(|e| Failure::io(dir.display(), &e))?;
-            for (name, report) in &run.handled {
-                log_report(&Report {
-                    summary: format!("{name}: {}", report.summary),
-                    ..report.clone()
-                });
-            }
-            for (name, error) in &run.kept {
-                log(&format!("{name}: kept in new/ for the next run: {error}"));
-            }
-            for (name, why) in &run.skipped {
-                log(&format!("{name}: {why}"));
-            }
-            // An unreadable message is one still to handle; a folder is none.
-            let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
-            match run.kept.len() + unread.count() {
-                0 => Ok(()),
-                n => Err(Failure {
-                    code: super::exit::TEMPFAIL,
-                    message: format!("{n} message(s) stay in new/ for the next run"),
-                }),
-            }
-        }),
+        Command::Mail(MailArgs { referee, .. }) => mail(referee),
+        Command::Maildir { dir, referee } => maildir_run(&dir, referee),
         Command::Games { listing } => list_games(listing),
         Command::Ratings { ruleset, listing } => list_ratings(listing, ruleset),
         Command::Remind {
@@ -130,13 +85,10 @@ pub fn run(args: Args) -> CliResult {
         Command::Rules {
             ruleset: Some(ruleset),
             variant: Some(variant),
-        } => {
-            let rules = ruleset
-                .rules()
-                .with_variant(&variant)
-                .map_err(Failure::usage)?;
-            print_rules(&mancala::guide::rules_text_of(&rules))
-        }
+        } => print_rules(&mancala::guide::rules_text_of(&with_variant(
+            ruleset,
+            Some(variant),
+        )?)),
         Command::Rules { ruleset, .. } => print_rules(&mancala::guide::rules_text(ruleset)),
         Command::Solve {
             file,
@@ -163,17 +115,88 @@ pub fn run(args: Args) -> CliResult {
                     tables,
                     memory,
                 },
-        } => {
-            let rules = match variant {
-                Some(variant) => ruleset
-                    .rules()
-                    .with_variant(&variant)
-                    .map_err(Failure::usage)?,
-                None => ruleset.rules(),
-            };
-            super::solve::build_tables(rules, stones_in_pits, &tables, memory)
-        }
+        } => super::solve::build_tables(
+            with_variant(ruleset, variant)?,
+            stones_in_pits,
+            &tables,
+            memory,
+        ),
     }
+}
+
+/// `ruleset`'s rules, with `variant` if one is named.
+fn with_variant(ruleset: Ruleset, variant: Option<String>) -> Result<Rules, Failure> {
+    match variant {
+        Some(variant) => ruleset
+            .rules()
+            .with_variant(&variant)
+            .map_err(Failure::usage),
+        None => Ok(ruleset.rules()),
+    }
+}
+
+/// `mancala show`: a game sheet from a file or the store, as text or JSON.
+fn show(
+    file: Option<PathBuf>,
+    game: Option<String>,
+    store: Option<PathBuf>,
+    json: bool,
+) -> CliResult {
+    let sheet = match (game, file) {
+        (Some(id), _) => stored_sheet(&open_store_or_default(store)?, &id)?,
+        (None, Some(file)) => read_sheet(&file)?,
+        (None, None) => return Err(Failure::usage("show needs a FILE or --game ID")),
+    };
+    if json {
+        print(&(json_line(&sheet.game) + "\n"))
+    } else {
+        print(&sheet.to_string())
+    }
+}
+
+/// `mancala mail`: the one mail on standard input.
+fn mail(referee: RefereeArgs) -> CliResult {
+    let raw = read_capped(referee.max_size)?;
+    with_referee(referee, |referee, postbox, max_size| {
+        let letter = Letter::read_capped(&raw, max_size, referee.identity());
+        match referee.deliver(&letter, postbox) {
+            Ok(report) => {
+                log_report(&report);
+                Ok(())
+            }
+            Err(e) => Err(tempfail(&e)),
+        }
+    })
+}
+
+/// `mancala maildir`: every new message of a Maildir, each logged; those
+/// that could not be handled stay for the next run (exit 75).
+fn maildir_run(dir: &Path, referee: RefereeArgs) -> CliResult {
+    with_referee(referee, |referee, postbox, max_size| {
+        let run = maildir::handle(dir, referee, postbox, max_size)
+            .map_err(|e| Failure::io(dir.display(), &e))?;
+        for (name, report) in &run.handled {
+            log_report(&Report {
+                summary: format!("{name}: {}", report.summary),
+                ..report.clone()
+            });
+        }
+        for (name, error) in &run.kept {
+            log(&format!("{name}: kept in new/ for the next run: {error}"));
+        }
+        for (name, why) in &run.skipped {
+            log(&format!("{name}: {why}"));
+        }
+        // An unreadable message is one still to handle; a folder is none.
+        let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
+        match run.kept.len() + unread.count() {
+            0 => Ok(()),
+            n => Err(Failure {
+                code: super::exit::TEMPFAIL,
+                message: format!("{n} message(s) stay in new/ for the next run"),
+            }),
+        }
+    })
 }
 
 /// The rules as plain text at a terminal; their Markdown into a pipe or
