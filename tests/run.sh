@@ -2,7 +2,7 @@
 # The whole test suite, as CI runs it (as root): `cargo test --release`, then the
 # stages that need the real thing: Postfix, procmail and Dovecot (tests/e2e/),
 # Chromium (tests/html/), OpenSpiel (tests/openspiel/, Wari against its oware,
-# Kalah against its mancala) and tmux. tests/install.sh installs what they need
+# Kalah against its mancala), tmux, and the quick solutions of boards/solutions/. tests/install.sh installs what they need
 # (one apt-get install, and a pip install of OpenSpiel's wheel) while cargo builds.
 # Each stage prints its own time; the last line says whether all passed.
 #
@@ -81,6 +81,8 @@ terminal_and_mail() {
 }
 in_background mail terminal_and_mail
 in_background html stage "the HTML board in headless Chromium" tests/html/layout.sh "$bin"
+in_background solutions stage "the quick solutions of boards/solutions/ reproduced" \
+    env MANCALA_BIN="$bin" TABLES="$test_tmp/tables" boards/solutions/reproduce.sh quick
 shown_when_done
 
 if stages_passed; then
