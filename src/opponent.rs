@@ -481,13 +481,7 @@ impl Searcher {
 /// depends on the position and the budget alone.
 fn search(position: &Position, budget: u64) -> Option<Choice> {
     let legal = position.legal_moves();
-    let mut result = legal.last().map(|pit| Choice {
-        pit,
-        reason: Reason::Searched,
-        eval: None,
-        depth: 0,
-        nodes: 0,
-    });
+    let mut result = legal.last().map(|pit| Choice::plain(pit, Reason::Searched));
     let mut searcher = Searcher {
         table: vec![Entry::default(); 1 << TABLE_BITS],
         nodes: 0,
