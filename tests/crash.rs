@@ -100,8 +100,10 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
         .map(|d| d.map(|e| e.unwrap().path()).collect::<Vec<_>>())
         .unwrap_or_default();
     let mut games = games;
-    // remind finds games by these: each game under way filed under its day.
-    games.push(format!("idle {:?}", common::idle_entries(store.dir())));
+    // remind finds games by these: each game under way filed under a day,
+    // said here against the day of its last activity (an uninterrupted run
+    // and a retry may fall either side of midnight).
+    games.push(format!("idle {:?}", idle_by_day_of_activity(&store)));
     for path in senders
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -126,6 +128,36 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
     games.push(format!("ratings {:?}", store.ratings(None).unwrap()));
     games.sort();
     (sent, games)
+}
+
+/// The index's idle entries, each as `ID[.suffix] +N`: filed N days after
+/// the game's last activity (negative: before it, as a lower bound).
+fn idle_by_day_of_activity(store: &Store) -> Vec<String> {
+    let games = store.list().unwrap().games;
+    let day_of = |id: &str| {
+        let game = games.iter().find(|g| g.id.as_str() == id);
+        game.map_or(0, |g| (g.last_activity / DAY) as i64)
+    };
+    common::idle_entries(store.dir())
+        .iter()
+        .map(|entry| {
+            let (day, name) = entry.split_once('/').unwrap();
+            let id = name.split('.').next().unwrap();
+            let offset = day.parse::<i64>().unwrap() - day_of(id);
+            format!("{name} {offset:+}")
+        })
+        .collect()
+}
+
+const DAY: u64 = 86_400;
+
+/// What an uninterrupted run of a path must do, beside changing the store.
+enum Does {
+    /// Send a reply or a notice.
+    Send,
+    /// Send nothing, and leave the index's idle entries as this line of
+    /// [`outcome`] says.
+    Refile(String),
 }
 
 /// What the referee is run on: a mail on standard input, or `mancala
@@ -188,7 +220,7 @@ fn syscalls(store: &Path, out: &Path, run: Run) -> BTreeMap<String, usize> {
 
 /// Kills the referee at every system call of `run` on `before`, runs it
 /// again, and compares with an uninterrupted run.
-fn exhaustively(name: &str, before: &Path, run: Run) -> usize {
+fn exhaustively(name: &str, before: &Path, run: Run, does: &Does) -> usize {
     let work = common::temp_dir(&format!("crash-{name}"));
     let (store, out) = (work.join("store"), work.join("out"));
     // (Read on a copy of its own: opening a store may set it up.)
@@ -202,6 +234,16 @@ fn exhaustively(name: &str, before: &Path, run: Run) -> usize {
         expected, unchanged,
         "{name}: the uninterrupted run did nothing"
     );
+    match does {
+        Does::Send => assert!(
+            !expected.0.is_empty(),
+            "{name}: the uninterrupted run sent nothing"
+        ),
+        Does::Refile(idle) => {
+            assert!(expected.0.is_empty(), "{name}: sent {:?}", expected.0);
+            assert!(expected.1.contains(idle), "{name}: {:?}", expected.1);
+        }
+    }
     // Every (call, n) pair but those where the work is done or not begun.
     let kills: Vec<(&str, usize)> = calls
         .iter()
@@ -352,50 +394,81 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
             .contains("By your conditional move"),
         "the condition is triggered"
     );
-    // Bob to move, his game filed under a day three days before his turn
-    // began (an idle entry is a lower bound): `remind` with a nudge after
-    // two days is handed it, finds it not due, and files it under its day.
+    // Bob to move since yesterday, his game filed under a day three days
+    // before that (an idle entry is a lower bound): `remind` with a nudge
+    // after two days is handed it, finds it not due, and files it under
+    // yesterday, neither today nor the old day.
     let refile_dir = base.join("refile");
     copy_dir(&moved_dir, &refile_dir);
     let store = Store::open(&refile_dir).unwrap();
     let mut record = store.list().unwrap().games.remove(0);
-    let turn_began = record.last_activity;
-    record.last_activity = turn_began - 3 * 86_400;
+    let yesterday = record.last_activity - DAY;
+    record.last_activity = yesterday - 3 * DAY;
     store.save_game(&record).unwrap();
-    record.last_activity = turn_began;
+    record.last_activity = yesterday;
     store.save_game(&record).unwrap();
-    let filed = common::idle_entries(&refile_dir);
-    let day = |secs: u64| format!("{}/{}", secs / 86_400, record.id);
-    assert_eq!(filed, [day(turn_began - 3 * 86_400)], "filed early");
+    assert_eq!(
+        idle_by_day_of_activity(&store),
+        [format!("{} -3", record.id)],
+        "filed early"
+    );
+    let refiled = Does::Refile(format!("idle {:?}", [format!("{} +0", record.id)]));
     let stranger = format!(
         "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <k1@players.example>\n\nhelp\n"
     );
     let paths = [
-        ("start", &start_dir, Run::Mail(start.as_bytes())),
-        ("accept", &accept_dir, Run::Mail(accept.as_bytes())),
-        ("move", &move_dir, Run::Mail(play.as_bytes())),
-        ("keyless", &start_dir, Run::Mail(stranger.as_bytes())),
-        ("takeback", &takeback_dir, Run::Mail(takeback.as_bytes())),
-        ("condition", &condition_dir, Run::Mail(reply.as_bytes())),
+        (
+            "start",
+            &start_dir,
+            Run::Mail(start.as_bytes()),
+            &Does::Send,
+        ),
+        (
+            "accept",
+            &accept_dir,
+            Run::Mail(accept.as_bytes()),
+            &Does::Send,
+        ),
+        ("move", &move_dir, Run::Mail(play.as_bytes()), &Does::Send),
+        (
+            "keyless",
+            &start_dir,
+            Run::Mail(stranger.as_bytes()),
+            &Does::Send,
+        ),
+        (
+            "takeback",
+            &takeback_dir,
+            Run::Mail(takeback.as_bytes()),
+            &Does::Send,
+        ),
+        (
+            "condition",
+            &condition_dir,
+            Run::Mail(reply.as_bytes()),
+            &Does::Send,
+        ),
         (
             "forfeit",
             &moved_dir,
             Run::Remind(&["--nudge", "0", "--forfeit", "0"]),
+            &Does::Send,
         ),
         (
             "refile",
             &refile_dir,
             Run::Remind(&["--nudge", "2d", "--forfeit", "30d"]),
+            &refiled,
         ),
     ];
     // The paths side by side: each works in folders of its own.
     let runs: usize = std::thread::scope(|scope| {
         let running: Vec<_> = paths
             .into_iter()
-            .map(|(name, dir, run)| {
+            .map(|(name, dir, run, does)| {
                 scope.spawn(move || {
                     let began = std::time::Instant::now();
-                    let kills = exhaustively(name, dir, run);
+                    let kills = exhaustively(name, dir, run, does);
                     println!("{name}: {kills} kills in {:.1?}", began.elapsed());
                     kills
                 })
