@@ -170,29 +170,38 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
         bar.set_length(total);
         bar.set_position(done);
     };
-    // Tables already built to fewer stones are extended, not built again.
-    // (One that cannot be read is built anew over.)
-    let have = match find(Some(dir), &rules).ok().flatten() {
-        Some(tables) if tables.max_stones() < stones => tables,
-        _ => Tables::new(&rules).map_err(Failure::data)?,
-    };
-    let had = have.positions() as u64;
     let budget = Budget {
         threads: mancala::solve::tables::default_threads(),
         memory: memory.map_or_else(available_memory, |mb| mb.saturating_mul(1 << 20)),
     };
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
     let path = dir.join(format!("{game}.tables"));
+    // Tables already built to fewer stones, in the folder or built in, are
+    // extended, not built again. (A file that cannot be read is built anew
+    // over.)
+    let old = std::fs::File::open(&path)
+        .ok()
+        .filter(|file| Tables::stones_in(&rules, file).is_ok_and(|had| had < stones));
+    let built_in = match Tables::built_in(&rules) {
+        Ok(Some(tables)) if old.is_none() && tables.max_stones() < stones => Some(tables),
+        _ => None,
+    };
     let mut seconds = 0.0;
     let written = mancala::store::write_atomically_with(dir, &path, |file| {
-        let written = have.build_file(stones, budget, file, &mut track);
+        let written = match (&old, built_in) {
+            (Some(old), _) => Tables::extend_file(&rules, old, stones, budget, file, &mut track),
+            (None, Some(tables)) => tables.build_file(stones, budget, file, &mut track),
+            (None, None) => {
+                Tables::new(&rules).and_then(|t| t.build_file(stones, budget, file, &mut track))
+            }
+        };
         bar.finish();
         seconds = started.elapsed().as_secs_f64();
         written
     })
     .map_err(|e| Failure::io(path.display(), &e))?
     .map_err(Failure::data)?;
-    let built = written.positions - had;
+    let built = written.positions - written.kept;
     let read_back = match written.on_disk {
         true => ", the finished layers read back from the file",
         false => "",

@@ -12,7 +12,7 @@
 //! one with South to move), indexed by [`rank`](super::rank::rank).
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI8, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -269,22 +269,14 @@ impl Tables {
     /// As [`Tables::extend`]; I/O; a layer that alone needs more memory
     /// than `budget.memory` (before any layer of it is built).
     pub fn build_file(
-        mut self,
+        self,
         max: usize,
         budget: Budget,
         file: &File,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Written, TableError> {
-        self.check(max)?;
-        let memory = budget.memory as u64;
         let first = self.layers.len();
-        if let Some(stones) = (first..=max).find(|&k| self.working(k) > memory) {
-            return Err(TableError::Memory {
-                stones,
-                needs: self.working(stones).div_ceil(1 << 20),
-                memory: memory >> 20,
-            });
-        }
+        self.fits(first, max, budget)?;
         let head = format!("{}\n", header(&self.rules, max));
         file.set_len(0)?;
         file.write_all_at(head.as_bytes(), 0)?;
@@ -292,9 +284,100 @@ impl Tables {
         for layer in &self.layers {
             starts.push(write_layer(file, &starts, layer)?);
         }
+        self.grow_in_file(starts, max, budget, file, progress)
+    }
+
+    /// [`Tables::build_file`] for the tables in `old`, a file of `rules`'
+    /// tables to fewer than `max` stones in pits. Tables that fit in
+    /// `budget.memory` beside the first layer to build are read; larger
+    /// ones are copied into `file` a piece at a time, and read back from
+    /// it, never held.
+    ///
+    /// # Errors
+    /// As [`Tables::build_file`]; `old` not such a file.
+    pub fn extend_file(
+        rules: &Rules,
+        old: &File,
+        max: usize,
+        budget: Budget,
+        file: &File,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Written, TableError> {
+        let had = Tables::stones_in(rules, old)?;
+        let tables = Tables::new(rules)?;
+        let kept: u64 = (0..=had).map(|k| tables.size(k)).sum();
+        if kept + tables.working(had + 1) <= budget.memory as u64 {
+            let mut reader = old;
+            reader.seek(std::io::SeekFrom::Start(0))?;
+            return Tables::read(rules, &mut reader)?.build_file(max, budget, file, progress);
+        }
+        tables.fits(had + 1, max, budget)?;
+        let old_head = header(rules, had).len() as u64 + 1;
+        let head = format!("{}\n", header(rules, max));
+        file.set_len(0)?;
+        file.write_all_at(head.as_bytes(), 0)?;
+        let mut starts = vec![head.len() as u64];
+        let mut piece = vec![0u8; 1 << 20];
+        for stones in 0..=had {
+            let (end, mut at) = (starts[stones] + tables.size(stones), starts[stones]);
+            while at < end {
+                let n = piece.len().min((end - at) as usize);
+                let from = old_head + at - starts[0];
+                old.read_exact_at(&mut piece[..n], from)?;
+                file.write_all_at(&piece[..n], at)?;
+                at += n as u64;
+            }
+            starts.push(end);
+        }
+        tables.grow_in_file(starts, max, budget, file, progress)
+    }
+
+    /// The stones in pits the tables in `file` reach, from its header.
+    ///
+    /// # Errors
+    /// I/O; not a file of `rules`' tables.
+    pub fn stones_in(rules: &Rules, file: &File) -> Result<usize, TableError> {
+        let mut head = [0u8; 256];
+        let read = file.read_at(&mut head, 0)?;
+        let line = head[..read]
+            .split(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default();
+        parse_header(rules, &String::from_utf8_lossy(line))
+    }
+
+    /// Refuses, before anything is built, a layer from `first` to `max`
+    /// that alone needs more than `budget.memory`.
+    fn fits(&self, first: usize, max: usize, budget: Budget) -> Result<(), TableError> {
+        self.check(max)?;
+        let memory = budget.memory as u64;
+        match (first..=max).find(|&k| self.working(k) > memory) {
+            Some(stones) => Err(TableError::Memory {
+                stones,
+                needs: self.working(stones).div_ceil(1 << 20),
+                memory: memory >> 20,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Builds the layers after those `starts` holds (in `file`, and in
+    /// `self` too unless it holds none) up to `max`, each written to
+    /// `file` as it is finished.
+    fn grow_in_file(
+        mut self,
+        mut starts: Vec<u64>,
+        max: usize,
+        budget: Budget,
+        file: &File,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Written, TableError> {
+        let memory = budget.memory as u64;
+        let first = starts.len() - 1;
+        let kept = starts[first] - starts[0];
         let threads = budget.threads.clamp(1, MOST_THREADS);
         let total: u64 = (first..=max).map(|k| self.size(k)).sum();
-        let (mut before, mut on_disk) = (0, false);
+        let (mut before, mut on_disk) = (0, self.layers.len() < first);
         for stones in first..=max {
             let held = self.positions() as u64;
             if !on_disk && held + self.working(stones) > memory {
@@ -324,6 +407,7 @@ impl Tables {
         let bytes = starts.last().copied().unwrap_or(0);
         Ok(Written {
             positions: bytes - starts[0],
+            kept,
             bytes,
             on_disk,
         })
@@ -587,13 +671,9 @@ impl Tables {
             .iter()
             .position(|&b| b == b'\n')
             .unwrap_or(bytes.len());
-        let found = String::from_utf8_lossy(&bytes[..end]).to_string();
-        let max: Option<usize> = found.rsplit(' ').next().and_then(|m| m.parse().ok());
-        let expected = header(rules, max.unwrap_or(0));
+        let max = parse_header(rules, &String::from_utf8_lossy(&bytes[..end]))?;
+        let expected = header(rules, max);
         let kind = Kind::of(rules)?;
-        let (Some(max), true) = (max, found == expected) else {
-            return Err(TableError::Header { expected, found });
-        };
         let cells = 2 * usize::from(rules.pits);
         let mut layers = Vec::new();
         let mut at = end + 1;
@@ -642,6 +722,8 @@ pub struct Budget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
     pub positions: u64,
+    /// Of them, those the tables had before.
+    pub kept: u64,
     pub bytes: u64,
     pub on_disk: bool,
 }
@@ -652,6 +734,19 @@ fn header(rules: &Rules, max: usize) -> String {
         Tables::game_name(rules),
         rules.pits
     )
+}
+
+/// The stones in pits of a header line of `rules`' tables.
+fn parse_header(rules: &Rules, found: &str) -> Result<usize, TableError> {
+    let max: Option<usize> = found.rsplit(' ').next().and_then(|m| m.parse().ok());
+    let expected = header(rules, max.unwrap_or(0));
+    match max {
+        Some(max) if found == expected => Ok(max),
+        _ => Err(TableError::Header {
+            expected,
+            found: found.to_string(),
+        }),
+    }
 }
 
 /// The same game, whatever the stones it started with.

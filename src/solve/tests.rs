@@ -230,23 +230,29 @@ fn tables_extended_are_the_tables_built_at_once() {
 /// `tables` extended to `max` by [`Tables::build_file`] within `memory`
 /// bytes: the file's bytes, and whether the layers were read back from it.
 fn built_in_a_file(tables: Tables, max: usize, memory: usize) -> (Vec<u8>, bool) {
-    use std::io::{Seek, SeekFrom};
-    let mut file = tempfile::tempfile().unwrap();
+    let file = tempfile::tempfile().unwrap();
     let budget = super::Budget { threads: 2, memory };
     let written = tables
         .build_file(max, budget, &file, &mut |_, _| {})
         .unwrap();
+    (bytes_of(file, &written), written.on_disk)
+}
+
+/// What `file` holds, all `written` said.
+fn bytes_of(mut file: std::fs::File, written: &super::Written) -> Vec<u8> {
+    use std::io::{Seek, SeekFrom};
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0)).unwrap();
     file.read_to_end(&mut bytes).unwrap();
     assert_eq!(written.bytes, bytes.len() as u64);
-    (bytes, written.on_disk)
+    bytes
 }
 
 /// A limit small enough that the finished layers go to disk part way (the
 /// first layers in memory, then read back from the file; in Wari a cache
 /// of moves for some blocks and none for others) gives the bytes of the
-/// build in memory, extending tables or building them anew.
+/// build in memory, extending tables or building them anew, and extending
+/// a file of tables without reading it.
 #[test]
 fn tables_built_from_disk_are_the_tables_built_in_memory() {
     let cases = [
@@ -276,9 +282,30 @@ fn tables_built_from_disk_are_the_tables_built_in_memory() {
         );
         assert_eq!(
             built_in_a_file(begun(), max, memory),
-            (in_memory, true),
+            (in_memory.clone(), true),
             "{ruleset}"
         );
+        // Extending a file of tables to one stone fewer, too large to read
+        // beside the last layer: copied from the file, never held.
+        let mut old = tempfile::tempfile().unwrap();
+        let below = Tables::build(&rules, max - 1, &mut |_, _| {}).unwrap();
+        below.write(&mut old).unwrap();
+        let file = tempfile::tempfile().unwrap();
+        let budget = super::Budget { threads: 2, memory };
+        let written =
+            Tables::extend_file(&rules, &old, max, budget, &file, &mut |_, _| {}).unwrap();
+        assert!(written.on_disk, "{ruleset}");
+        assert_eq!(written.kept, below.positions() as u64, "{ruleset}");
+        assert_eq!(bytes_of(file, &written), in_memory, "{ruleset}");
+        // With room, the same tables are read and extended in memory.
+        let file = tempfile::tempfile().unwrap();
+        let roomy = super::Budget {
+            threads: 2,
+            memory: usize::MAX,
+        };
+        let written = Tables::extend_file(&rules, &old, max, roomy, &file, &mut |_, _| {}).unwrap();
+        assert!(!written.on_disk, "{ruleset}");
+        assert_eq!(bytes_of(file, &written), in_memory, "{ruleset}");
         // A layer that alone does not fit is refused before any is built.
         let file = tempfile::tempfile().unwrap();
         let budget = super::Budget {
