@@ -4,7 +4,7 @@
 # the answer the solution file records (its first line starting {"exact").
 #
 #   boards/solutions/reproduce.sh quick            # under a minute of CPU: kalah-small (to 4x4, 5x3, 6x2), waurie-2 on the shipped tables
-#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 mankala-3 kalah-4 kalah-4-empty-capture
+#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture
 #   boards/solutions/reproduce.sh all              # every one: hours (mankala-3's tables alone ~30 min)
 #
 # Tables go to $TABLES (default /var/tmp/mancala-tables); the binary is
@@ -88,6 +88,16 @@ run() {
         check waurie-2 "df-pn, shipped tables" "$want" \
             "$("$bin" new waurie --stones 2 | solve --proof-numbers --memory 2048)"
         ;;
+    waurie-3)
+        local want
+        want=$(answer < "$solutions/waurie-3.txt")
+        tables_to waurie 18
+        check waurie-3 "tables to 18" "$want" \
+            "$("$bin" new waurie --stones 3 | solve --tables "$tables/18" --memory 8192)"
+        tables_to waurie 22
+        check waurie-3 "tables to 22" "$want" \
+            "$("$bin" new waurie --stones 3 | solve --tables "$tables/22" --memory 8192)"
+        ;;
     mankala-3)
         local want
         want=$(answer < "$solutions/mankala-3.txt")
@@ -118,7 +128,7 @@ run() {
 
 case ${1:-quick} in
 quick) set -- kalah-small-quick waurie-2-quick ;;
-all) set -- kalah-small waurie-2 mankala-3 kalah-4 kalah-4-empty-capture ;;
+all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture ;;
 esac
 for name in "$@"; do run "$name"; done
 exit $failed
