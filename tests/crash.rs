@@ -150,6 +150,7 @@ fn idle_by_day_of_activity(store: &Store) -> Vec<String> {
 }
 
 const DAY: u64 = 86_400;
+static SENDS: Does = Does::Send;
 
 /// What an uninterrupted run of a path must do, beside changing the store.
 enum Does {
@@ -416,50 +417,18 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     let stranger = format!(
         "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <k1@players.example>\n\nhelp\n"
     );
-    let paths = [
-        (
-            "start",
-            &start_dir,
-            Run::Mail(start.as_bytes()),
-            &Does::Send,
-        ),
-        (
-            "accept",
-            &accept_dir,
-            Run::Mail(accept.as_bytes()),
-            &Does::Send,
-        ),
-        ("move", &move_dir, Run::Mail(play.as_bytes()), &Does::Send),
-        (
-            "keyless",
-            &start_dir,
-            Run::Mail(stranger.as_bytes()),
-            &Does::Send,
-        ),
-        (
-            "takeback",
-            &takeback_dir,
-            Run::Mail(takeback.as_bytes()),
-            &Does::Send,
-        ),
-        (
-            "condition",
-            &condition_dir,
-            Run::Mail(reply.as_bytes()),
-            &Does::Send,
-        ),
-        (
-            "forfeit",
-            &moved_dir,
-            Run::Remind(&["--nudge", "0", "--forfeit", "0"]),
-            &Does::Send,
-        ),
-        (
-            "refile",
-            &refile_dir,
-            Run::Remind(&["--nudge", "2d", "--forfeit", "30d"]),
-            &refiled,
-        ),
+    let forfeit_all = Run::Remind(&["--nudge", "0", "--forfeit", "0"]);
+    let nudge_after_two_days = Run::Remind(&["--nudge", "2d", "--forfeit", "30d"]);
+    #[rustfmt::skip]
+    let paths: [(&str, &Path, Run, &Does); 8] = [
+        ("start", &start_dir, Run::Mail(start.as_bytes()), &SENDS),
+        ("accept", &accept_dir, Run::Mail(accept.as_bytes()), &SENDS),
+        ("move", &move_dir, Run::Mail(play.as_bytes()), &SENDS),
+        ("keyless", &start_dir, Run::Mail(stranger.as_bytes()), &SENDS),
+        ("takeback", &takeback_dir, Run::Mail(takeback.as_bytes()), &SENDS),
+        ("condition", &condition_dir, Run::Mail(reply.as_bytes()), &SENDS),
+        ("forfeit", &moved_dir, forfeit_all, &SENDS),
+        ("refile", &refile_dir, nudge_after_two_days, &refiled),
     ];
     // The paths side by side: each works in folders of its own.
     let runs: usize = std::thread::scope(|scope| {

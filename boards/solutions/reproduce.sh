@@ -70,6 +70,21 @@ tables_to() {
     "$bin" tables build "$ruleset" --stones-in-pits "$n" --tables "$tables/$n" "$@"
 }
 
+# two_tables NAME RULESET STONES MEMORY_MB FIRST SECOND [--variant V]: the
+# start of RULESET with STONES a pit solved on tables to FIRST stones in
+# pits, then checked on tables to SECOND (a search reaching other positions).
+two_tables() {
+    local name=$1 ruleset=$2 stones=$3 memory=$4 n want
+    local sizes=("$5" "$6")
+    shift 6
+    want=$(answer < "$solutions/$name.txt")
+    for n in "${sizes[@]}"; do
+        tables_to "$ruleset" "$n" "$@"
+        check "$name" "tables to $n" "$want" \
+            "$("$bin" new "$ruleset" --stones "$stones" "$@" | solve --tables "$tables/$n" --memory "$memory")"
+    done
+}
+
 run() {
     case $1 in
     kalah-small-quick) kalah_small quick ;;
@@ -88,37 +103,10 @@ run() {
         check waurie-2 "df-pn, shipped tables" "$want" \
             "$("$bin" new waurie --stones 2 | solve --proof-numbers --memory 2048)"
         ;;
-    waurie-3)
-        local want
-        want=$(answer < "$solutions/waurie-3.txt")
-        tables_to waurie 18
-        check waurie-3 "tables to 18" "$want" \
-            "$("$bin" new waurie --stones 3 | solve --tables "$tables/18" --memory 8192)"
-        tables_to waurie 22
-        check waurie-3 "tables to 22" "$want" \
-            "$("$bin" new waurie --stones 3 | solve --tables "$tables/22" --memory 8192)"
-        ;;
-    mankala-3)
-        local want
-        want=$(answer < "$solutions/mankala-3.txt")
-        tables_to mankala 24
-        check mankala-3 "tables to 24" "$want" \
-            "$("$bin" new mankala | solve --tables "$tables/24" --memory 8192)"
-        tables_to mankala 20
-        check mankala-3 "tables to 20" "$want" \
-            "$("$bin" new mankala | solve --tables "$tables/20" --memory 8192)"
-        ;;
-    kalah-4 | kalah-4-empty-capture)
-        local want args=()
-        [ "$1" = kalah-4-empty-capture ] && args=(--variant empty-capture)
-        want=$(answer < "$solutions/$1.txt")
-        tables_to kalah 18 "${args[@]}"
-        check "$1" "tables to 18" "$want" \
-            "$("$bin" new kalah --stones 4 "${args[@]}" | solve --tables "$tables/18" --memory 4096)"
-        tables_to kalah 16 "${args[@]}"
-        check "$1" "tables to 16" "$want" \
-            "$("$bin" new kalah --stones 4 "${args[@]}" | solve --tables "$tables/16" --memory 4096)"
-        ;;
+    waurie-3) two_tables waurie-3 waurie 3 8192 18 22 ;;
+    mankala-3) two_tables mankala-3 mankala 3 8192 24 20 ;;
+    kalah-4) two_tables kalah-4 kalah 4 4096 18 16 ;;
+    kalah-4-empty-capture) two_tables kalah-4-empty-capture kalah 4 4096 18 16 --variant empty-capture ;;
     *)
         echo "reproduce.sh: no solution '$1'" >&2
         exit 2
