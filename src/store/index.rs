@@ -219,9 +219,19 @@ impl Store {
         if idle == Idle::KeepOlder {
             keep_older_idle(&mut new, &old);
         }
-        let added: Vec<&String> = new.difference(&old).collect();
+        if !new.is_subset(&old) {
+            // The entries about to be made, beside the old, named first: a
+            // crash after any of them is made leaves it known to the game's
+            // next save, which takes away those it no longer files under
+            // (an entry names the time its game was made, which a retry
+            // in a later second does not share).
+            let both: BTreeSet<String> = old.union(&new).cloned().collect();
+            self.write_hints(&record.id, &both)?;
+        }
         let mut to_sync = BTreeSet::new();
-        for entry in &added {
+        // Every entry, not only those new to the hints: a crash may have
+        // named some that it kept from being made.
+        for entry in &new {
             let path = index.join(entry);
             if make_entry(&path)? && !entry.starts_with("pending/") {
                 to_sync.insert(folder_of(&path));
@@ -236,12 +246,6 @@ impl Store {
         }
         for dir in &to_sync {
             sync_folder(dir).map_err(io_error(dir))?;
-        }
-        if !added.is_empty() {
-            // Old and new: a crash before the rename leaves the new ones
-            // known to the game's next save, which takes away the stale.
-            let both: BTreeSet<String> = old.union(&new).cloned().collect();
-            self.write_hints(&record.id, &both)?;
         }
         write()?;
         for entry in old.difference(&new) {
