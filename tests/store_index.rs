@@ -317,6 +317,21 @@ fn a_stale_entry_is_ignored_and_taken_away_by_the_games_next_save() {
 }
 
 #[test]
+fn an_under_way_entry_of_another_time_is_stale_so_the_game_is_listed_once() {
+    let dir = common::temp_dir("index-stale-under-way");
+    let store = Store::open(&dir).unwrap();
+    let mut rng = SplitMix64::new(5);
+    let record = games::random_game(&games::nth_id(2), (ALICE, BOB), 1_000, false, &mut rng);
+    store.save_game(&record).unwrap();
+    // What an older referee's kill left: the entry of a first try, made a
+    // second before the game the retry saved.
+    let stale = format!("index/under-way/{}.{}", record.id, record.created - 1);
+    std::fs::write(dir.join(stale), "").unwrap();
+    let (listing, _) = store.under_way(None).unwrap();
+    assert_eq!(ids(&listing.games), [record.id.to_string()]);
+}
+
+#[test]
 fn a_store_without_an_index_gets_it_built_once_on_first_use() {
     let dir = common::temp_dir("index-format-1");
     for name in ["key", "mx2frb.json"] {

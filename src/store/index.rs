@@ -18,10 +18,11 @@
 //! index/ratings/, index/ladder/    the ratings (see the `ladder` module)
 //! ```
 //!
-//! A save (`Store::save_game`) adds the entries the new state needs (each
-//! made with exclusive create, its folder synced) and lists them with the
-//! old ones in `games/<id>` before the game file's atomic rename; only
-//! after it does it take away the entries the new state no longer needs.
+//! A save (`Store::save_game`) lists the entries the new state needs with
+//! the old ones in `games/<id>`, then makes them (each with exclusive
+//! create, its folder synced), all before the game file's atomic rename;
+//! only after it does it take away the entries the new state no longer
+//! needs.
 //! So a crash at any point leaves at worst an extra entry, never a game
 //! missing from the index: every reader checks what an entry says against
 //! the game it loads and ignores a stale one, and the game's next save,
@@ -331,12 +332,16 @@ impl Store {
         entries.sort_by(|a, b| b.cmp(a));
         let total = entries.len();
         let mut listing = Listing::default();
-        for (_, id) in entries {
+        for (made, id) in entries {
             if most.is_some_and(|m| listing.games.len() + listing.unreadable.len() >= m) {
                 break;
             }
             match self.load_game(&id) {
-                Ok(Some(record)) if under_way(&record, record.game().ok().as_ref()) => {
+                // (An entry of another time is stale: the game made again.)
+                Ok(Some(record))
+                    if made == record.created
+                        && under_way(&record, record.game().ok().as_ref()) =>
+                {
                     listing.games.push(record);
                 }
                 Ok(_) => {} // a stale hint: the game's next save takes it away
