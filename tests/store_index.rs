@@ -327,8 +327,36 @@ fn an_under_way_entry_of_another_time_is_stale_so_the_game_is_listed_once() {
     // second before the game the retry saved.
     let stale = format!("index/under-way/{}.{}", record.id, record.created - 1);
     std::fs::write(dir.join(stale), "").unwrap();
-    let (listing, _) = store.under_way(None).unwrap();
+    let (listing, total) = store.under_way(None).unwrap();
     assert_eq!(ids(&listing.games), [record.id.to_string()]);
+    assert_eq!(total, 1, "one game under way");
+}
+
+#[test]
+fn remind_takes_away_the_stale_idle_entry_of_a_finished_game_it_is_handed() {
+    const DAY: u64 = 86_400;
+    let dir = common::temp_dir("index-stale-finished");
+    let store = Store::open(&dir).unwrap();
+    let mut rng = SplitMix64::new(9);
+    let record = games::random_game(&games::nth_id(3), (ALICE, BOB), 1_000, true, &mut rng);
+    store.save_game(&record).unwrap();
+    // What a kill after the game's last rename, before the old entries
+    // went, leaves (and a power cut, with the hints that named it).
+    let stale = dir.join(format!("index/idle/3/{}", record.id));
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, "").unwrap();
+    let due = || store.due(10 * DAY, DAY, 2 * DAY).unwrap().games;
+    assert_eq!(due(), std::slice::from_ref(&record.id));
+    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
+    let (done, problems) = referee
+        .remind(10 * DAY, DAY, 2 * DAY, &Stub::default())
+        .unwrap();
+    assert!(
+        done.is_empty() && problems.is_empty(),
+        "{done:?} {problems:?}"
+    );
+    assert!(!stale.exists(), "the stale entry is taken away");
+    assert!(due().is_empty(), "and the next run is not handed the game");
 }
 
 #[test]

@@ -304,9 +304,16 @@ impl Tables {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Written, TableError> {
         let had = Tables::stones_in(rules, old)?;
+        if had >= max {
+            return Err(TableError::Header {
+                expected: format!("tables to fewer than {max} stones in pits"),
+                found: format!("tables to {had}"),
+            });
+        }
         let tables = Tables::new(rules)?;
         let kept: u64 = (0..=had).map(|k| tables.size(k)).sum();
-        if kept + tables.working(had + 1) <= budget.memory as u64 {
+        // Reading them holds their file's bytes beside their layers.
+        if 2 * kept + tables.working(had + 1) <= budget.memory as u64 {
             let mut reader = old;
             reader.seek(std::io::SeekFrom::Start(0))?;
             return Tables::read(rules, &mut reader)?.build_file(max, budget, file, progress);
@@ -329,13 +336,15 @@ impl Tables {
             }
             starts.push(end);
         }
+        drop(piece);
         tables.grow_in_file(starts, max, budget, file, progress)
     }
 
-    /// The stones in pits the tables in `file` reach, from its header.
+    /// The stones in pits the tables in `file` reach, from its header, if
+    /// the file is as long as its header says.
     ///
     /// # Errors
-    /// I/O; not a file of `rules`' tables.
+    /// I/O; not a whole file of `rules`' tables.
     pub fn stones_in(rules: &Rules, file: &File) -> Result<usize, TableError> {
         let mut head = [0u8; 256];
         let read = file.read_at(&mut head, 0)?;
@@ -343,7 +352,18 @@ impl Tables {
             .split(|&b| b == b'\n')
             .next()
             .unwrap_or_default();
-        parse_header(rules, &String::from_utf8_lossy(line))
+        let text = String::from_utf8_lossy(line);
+        let had = parse_header(rules, &text)?;
+        let tables = Tables::new(rules)?;
+        let values: u64 = (0..=had).map(|k| tables.size(k)).sum();
+        let (bytes, needed) = (file.metadata()?.len(), line.len() as u64 + 1 + values);
+        match bytes == needed {
+            true => Ok(had),
+            false => Err(TableError::Header {
+                expected: format!("{text} and its values"),
+                found: format!("{bytes} bytes"),
+            }),
+        }
     }
 
     /// Refuses, before anything is built, a layer from `first` to `max`

@@ -261,6 +261,9 @@ fn tables_built_from_disk_are_the_tables_built_in_memory() {
         (Ruleset::Kalah, 9, 200_000),
         // Wari to 8: layer 8 takes 3 x 75,582 bytes, beside 50,388 below.
         (Ruleset::Wari, 8, 250_000),
+        // Kalah to 10: layer 10 (352,716) with 0 to 9 (293,930); extended
+        // from 9, the header's count gains a digit.
+        (Ruleset::Kalah, 10, 400_000),
     ];
     for (ruleset, max, memory) in cases {
         let rules = ruleset.rules();
@@ -297,6 +300,12 @@ fn tables_built_from_disk_are_the_tables_built_in_memory() {
         assert!(written.on_disk, "{ruleset}");
         assert_eq!(written.kept, below.positions() as u64, "{ruleset}");
         assert_eq!(bytes_of(file, &written), in_memory, "{ruleset}");
+        // A file cut short is refused, not extended.
+        let short = tempfile::tempfile().unwrap();
+        let mut bytes = Vec::new();
+        below.write(&mut bytes).unwrap();
+        std::io::Write::write_all(&mut &short, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(Tables::stones_in(&rules, &short).is_err(), "{ruleset}");
         // With room, the same tables are read and extended in memory.
         let file = tempfile::tempfile().unwrap();
         let roomy = super::Budget {

@@ -29,7 +29,8 @@
 //! which finds it in `games/<id>`, takes it away. `pending/` and
 //! `games/<id>` are not synced: lost to a power cut, the one only delays
 //! the resending of a notice (replies to mails are resent by the MTA's
-//! retry anyway), the other leaves a stale entry, which readers ignore.
+//! retry anyway), the other leaves a stale entry that no save may take
+//! away, which readers ignore (and `remind`, handed one, takes away).
 //!
 //! An idle entry is a lower bound: a move leaves the game's older entry
 //! standing rather than filing it under today, which would cost a folder
@@ -330,7 +331,12 @@ impl Store {
         .collect();
         // Newest first; the id breaks ties, so every listing agrees.
         entries.sort_by(|a, b| b.cmp(a));
-        let total = entries.len();
+        // Games, not entries: a crash may leave a game a stale second one.
+        let total = entries
+            .iter()
+            .map(|(_, id)| id)
+            .collect::<BTreeSet<_>>()
+            .len();
         let mut listing = Listing::default();
         for (made, id) in entries {
             if most.is_some_and(|m| listing.games.len() + listing.unreadable.len() >= m) {

@@ -153,7 +153,12 @@ impl HostedReferee {
         }
         let side = match side_to_remind(&game.record) {
             Ok(side) => side,
-            Err(skip) => return Ok(Some(skip)),
+            Err(skip) => {
+                // Handed by an entry a crash left stale: taken away, so it
+                // is not looked at again.
+                self.store.refile(game.record.record(), due)?;
+                return Ok(Some(skip));
+            }
         };
         let record = game.record.record();
         let idle = now.saturating_sub(record.last_activity);
