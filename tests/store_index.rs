@@ -300,29 +300,31 @@ fn a_stale_entry_is_ignored_and_taken_away_by_the_games_next_save() {
     // `remind` is handed it to look at, and finds nothing to do.
     let due = store.due(10 * 86_400, 86_400, 2 * 86_400).unwrap();
     assert_eq!(due.games, std::slice::from_ref(&record.id));
-    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
-    let (done, problems) = referee
-        .remind(
-            10 * 86_400,
-            7 * 86_400 * 1000,
-            7 * 86_400 * 1000,
-            &Stub::default(),
-        )
-        .unwrap();
-    assert!(done.is_empty() && problems.is_empty());
+    let never = 7 * 86_400 * 1000;
+    assert!(remind_at(&dir, 10 * 86_400, never, never).is_empty());
     store.save_game(&record).unwrap();
     for entry in &entries {
         assert!(!dir.join("index").join(entry).exists(), "{entry}");
     }
 }
 
+const DAY: u64 = 86_400;
+
+/// A store in a folder of its own holding one random game between Alice
+/// and Bob, finished or under way, made at second 1,000.
+fn one_game(name: &str, seed: u64, finished: bool) -> (common::TempDir, Store, GameRecord) {
+    let dir = common::temp_dir(name);
+    let store = Store::open(&dir).unwrap();
+    let mut rng = SplitMix64::new(seed);
+    let id = games::nth_id(seed);
+    let record = games::random_game(&id, (ALICE, BOB), 1_000, finished, &mut rng);
+    store.save_game(&record).unwrap();
+    (dir, store, record)
+}
+
 #[test]
 fn an_under_way_entry_of_another_time_is_stale_so_the_game_is_listed_once() {
-    let dir = common::temp_dir("index-stale-under-way");
-    let store = Store::open(&dir).unwrap();
-    let mut rng = SplitMix64::new(5);
-    let record = games::random_game(&games::nth_id(2), (ALICE, BOB), 1_000, false, &mut rng);
-    store.save_game(&record).unwrap();
+    let (dir, store, record) = one_game("index-stale-under-way", 5, false);
     // What an older referee's kill left: the entry of a first try, made a
     // second before the game the retry saved.
     let stale = format!("index/under-way/{}.{}", record.id, record.created - 1);
@@ -334,12 +336,7 @@ fn an_under_way_entry_of_another_time_is_stale_so_the_game_is_listed_once() {
 
 #[test]
 fn remind_takes_away_the_stale_idle_entry_of_a_finished_game_it_is_handed() {
-    const DAY: u64 = 86_400;
-    let dir = common::temp_dir("index-stale-finished");
-    let store = Store::open(&dir).unwrap();
-    let mut rng = SplitMix64::new(9);
-    let record = games::random_game(&games::nth_id(3), (ALICE, BOB), 1_000, true, &mut rng);
-    store.save_game(&record).unwrap();
+    let (dir, store, record) = one_game("index-stale-finished", 9, true);
     // What a kill after the game's last rename, before the old entries
     // went, leaves (and a power cut, with the hints that named it).
     let stale = dir.join(format!("index/idle/3/{}", record.id));
@@ -347,14 +344,7 @@ fn remind_takes_away_the_stale_idle_entry_of_a_finished_game_it_is_handed() {
     std::fs::write(&stale, "").unwrap();
     let due = || store.due(10 * DAY, DAY, 2 * DAY).unwrap().games;
     assert_eq!(due(), std::slice::from_ref(&record.id));
-    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
-    let (done, problems) = referee
-        .remind(10 * DAY, DAY, 2 * DAY, &Stub::default())
-        .unwrap();
-    assert!(
-        done.is_empty() && problems.is_empty(),
-        "{done:?} {problems:?}"
-    );
+    assert!(remind_at(&dir, 10 * DAY, DAY, 2 * DAY).is_empty());
     assert!(!stale.exists(), "the stale entry is taken away");
     assert!(due().is_empty(), "and the next run is not handed the game");
 }
@@ -391,6 +381,19 @@ fn a_store_without_an_index_gets_it_built_once_on_first_use() {
 }
 
 /// Runs the referee on `mail`, killed by strace at its `n`th rename.
+/// What `remind` at `now`, with these waits, did on the store in `dir`,
+/// each in words (it must meet no problem).
+fn remind_at(dir: &Path, now: u64, nudge: u64, forfeit: u64) -> Vec<String> {
+    let referee = HostedReferee::new(REFEREE, Store::open(dir).unwrap());
+    let (done, problems) = referee
+        .remind(now, nudge, forfeit, &Stub::default())
+        .unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    done.iter()
+        .map(|reminder| format!("{reminder:?}"))
+        .collect()
+}
+
 fn killed_at_rename(dir: &Path, mail: &str, n: usize) {
     let mut child = Command::new("strace")
         .args(["-f", "-qq", "-o", "/dev/null", "-e"])
@@ -651,7 +654,6 @@ fn mancala_ratings_shows_the_best_of_each_game_and_all_with_all() {
 
 #[test]
 fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_day() {
-    const DAY: u64 = 86_400;
     let dir = common::temp_dir("index-idle-lower-bound");
     let store = Store::open(&dir).unwrap();
     let mut rng = SplitMix64::new(7);
@@ -668,14 +670,7 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
     assert_eq!(common::idle_entries(&dir), [format!("3/{}", record.id)]);
     // On day 12, with a nudge after 5 days, remind is handed the game,
     // finds it not due, and files it under day 10.
-    let referee = HostedReferee::new(REFEREE, Store::open(&dir).unwrap());
-    let (done, problems) = referee
-        .remind(12 * DAY, 5 * DAY, 9 * DAY, &Stub::default())
-        .unwrap();
-    assert!(
-        done.is_empty() && problems.is_empty(),
-        "{done:?} {problems:?}"
-    );
+    assert!(remind_at(&dir, 12 * DAY, 5 * DAY, 9 * DAY).is_empty());
     assert_eq!(common::idle_entries(&dir), [format!("10/{}", record.id)]);
     assert!(store
         .due(12 * DAY, 5 * DAY, 9 * DAY)
@@ -683,9 +678,7 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
         .games
         .is_empty());
     // Day 16: due, and nudged; the entry says so.
-    let (done, _) = referee
-        .remind(16 * DAY, 5 * DAY, 9 * DAY, &Stub::default())
-        .unwrap();
+    let done = remind_at(&dir, 16 * DAY, 5 * DAY, 9 * DAY);
     assert_eq!(done.len(), 1, "{done:?}");
     assert_eq!(
         common::idle_entries(&dir),
