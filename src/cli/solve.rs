@@ -182,9 +182,13 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
     let old = std::fs::File::open(&path)
         .ok()
         .filter(|file| Tables::stones_in(&rules, file).is_ok_and(|had| had < stones));
-    let built_in = match Tables::built_in(&rules) {
-        Ok(Some(tables)) if old.is_none() && tables.max_stones() < stones => Some(tables),
-        _ => None,
+    // (Read only when there is no file to extend.)
+    let built_in = match old {
+        Some(_) => None,
+        None => Tables::built_in(&rules)
+            .ok()
+            .flatten()
+            .filter(|tables| tables.max_stones() < stones),
     };
     let mut seconds = 0.0;
     let written = mancala::store::write_atomically_with(dir, &path, |file| {

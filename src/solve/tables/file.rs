@@ -75,7 +75,7 @@ impl Tables {
             });
         }
         let tables = Tables::new(rules)?;
-        let kept: u64 = (0..=had).map(|k| tables.size(k)).sum();
+        let kept = tables.positions_to(had);
         // Reading them holds their file's bytes beside their layers.
         if 2 * kept + tables.working(had + 1) <= budget.memory as u64 {
             let mut reader = old;
@@ -119,7 +119,7 @@ impl Tables {
         let text = String::from_utf8_lossy(line);
         let had = parse_header(rules, &text)?;
         let tables = Tables::new(rules)?;
-        let values: u64 = (0..=had).map(|k| tables.size(k)).sum();
+        let values = tables.positions_to(had);
         let (bytes, needed) = (file.metadata()?.len(), line.len() as u64 + 1 + values);
         match bytes == needed {
             true => Ok(had),
@@ -128,6 +128,11 @@ impl Tables {
                 found: format!("{bytes} bytes"),
             }),
         }
+    }
+
+    /// The positions of the layers up to `stones` stones in pits.
+    fn positions_to(&self, stones: usize) -> u64 {
+        (0..=stones).map(|k| self.size(k)).sum()
     }
 
     /// Refuses, before anything is built, a layer from `first` to `max`
