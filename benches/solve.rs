@@ -1,7 +1,8 @@
 //! Perfect play's speed: building endgame tables (positions a second) and
 //! the exact solver (nodes a second) on a fixed set of positions; for the
 //! capture games (Wari, Super-Wari) the tables' speed and how often
-//! `strong` keeps the tables' value. Run: `cargo bench --bench solve`.
+//! `strong` keeps the game's value (its result) and the tables' margin.
+//! Run: `cargo bench --bench solve`.
 
 use std::time::Instant;
 
@@ -85,8 +86,11 @@ fn capture_tables(ruleset: Ruleset, stones: usize) {
     let strong = Opponent::strong();
     let mut rng = SplitMix64::new(5);
     let (mut asked, mut kept, mut kept_exact, mut exact_asked) = (0, 0, 0, 0);
-    // Moves that keep the result (win, draw or loss), if not the margin.
+    // The majority rule decides these games: a move keeps the game's value
+    // when it keeps the result (win, draw or loss), whatever the margin.
     let mut kept_result = 0;
+    // Margins let go where the search had seen a forced win or loss.
+    let mut margin_of_a_decided_game = 0;
     while asked < 200 {
         let Some(game) = into_the_tables(&rules, stones, &mut rng) else {
             continue;
@@ -109,14 +113,18 @@ fn capture_tables(ruleset: Ruleset, stones: usize) {
         let keeps = worth(choice.pit) == best;
         kept += usize::from(keeps);
         kept_result += usize::from(worth(choice.pit).signum() == best.signum());
+        margin_of_a_decided_game += usize::from(!keeps && choice.saw_the_end());
         if tables.exact(&position) == Some(true) {
             exact_asked += 1;
             kept_exact += usize::from(keeps);
         }
     }
+    let share = |n: usize| 100.0 * n as f64 / asked as f64;
     println!(
-        "{ruleset}: strong kept the tables' value in {kept} of {asked} positions ({:.1}%); in {kept_exact} of the {exact_asked} exact ones; the result (win, draw or loss) in {kept_result}",
-        100.0 * kept as f64 / asked as f64
+        "{ruleset}: strong kept the game's value (its result: win, draw or loss) in {kept_result} of {asked} positions ({:.1}%); the tables' margin in {kept} ({:.1}%), in {kept_exact} of the {exact_asked} exact ones; of the {} margins let go, {margin_of_a_decided_game} where it had seen a forced win or loss",
+        share(kept_result),
+        share(kept),
+        asked - kept
     );
 }
 

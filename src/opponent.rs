@@ -76,6 +76,11 @@ pub struct Choice {
 }
 
 impl Choice {
+    /// Did the search see the game end on every line: a forced win or loss?
+    pub fn saw_the_end(&self) -> bool {
+        self.eval.is_some_and(|eval| eval.abs() >= WIN - 64)
+    }
+
     /// A choice made without searching.
     fn plain(pit: Pit, reason: Reason) -> Choice {
         Choice {
@@ -516,14 +521,15 @@ fn search(position: &Position, budget: u64) -> Option<Choice> {
             break;
         }
         if let Some((pit, score)) = best {
-            result = Some(Choice {
+            let choice = Choice {
                 pit,
                 reason: Reason::Searched,
                 eval: Some(score),
                 depth,
                 nodes: searcher.nodes,
-            });
-            if score.abs() >= WIN - 64 {
+            };
+            result = Some(choice);
+            if choice.saw_the_end() {
                 break; // a forced win or loss is found: deeper changes nothing
             }
         }
