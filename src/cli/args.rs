@@ -24,7 +24,11 @@ pub struct Args {
     pub command: Command,
 }
 
+/// Each subcommand's arguments are built only when it runs (`defer`): a
+/// mail is a process of its own, and building every subcommand's arguments
+/// cost a tenth of its start.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Print the start sheet of a new game, or of one set up by hand
     New {
@@ -218,7 +222,11 @@ pub enum Command {
     },
 }
 
-/// `--store DIR` of the commands that read the hosted referee's store.
+// The argument structs have plain comments, not doc comments: as the
+// subcommands are deferred, clap would take a struct's doc comment as the
+// help of each subcommand it is part of.
+
+// `--store DIR` of the commands that read the hosted referee's store.
 #[derive(Debug, clap::Args)]
 pub struct StoreFolder {
     /// The store (default: MANCALA_STORE, else the XDG data folder)
@@ -226,7 +234,7 @@ pub struct StoreFolder {
     pub dir: Option<PathBuf>,
 }
 
-/// What `games` and `ratings` list from the store, and how.
+// What `games` and `ratings` list from the store, and how.
 #[derive(Debug, clap::Args)]
 pub struct Listing {
     #[command(flatten)]
@@ -254,8 +262,8 @@ pub struct RulesArgs {
     pub variant: Option<String>,
 }
 
-/// Where a new game starts: the game, who is to move, and a position set
-/// up by hand if not the usual start.
+// Where a new game starts: the game, who is to move, and a position set
+// up by hand if not the usual start.
 #[derive(Debug, clap::Args)]
 pub struct StartArgs {
     #[command(flatten)]
@@ -359,7 +367,7 @@ impl clap::builder::TypedValueParser for RulesetParser {
     }
 }
 
-/// `mancala mail`'s arguments.
+// `mancala mail`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct MailArgs {
     #[command(flatten)]
@@ -378,7 +386,7 @@ pub struct MailArgs {
     pub sub_addresses: bool,
 }
 
-/// How a referee of mail is set up: `mail` and `maildir` share these.
+// How a referee of mail is set up: `mail` and `maildir` share these.
 #[derive(Debug, clap::Args)]
 pub struct RefereeArgs {
     /// Where replies go: stdout (mbox), sendmail, sendmail:PATH, smtp://HOST:PORT (STARTTLS when offered), smtps://HOST:PORT, or dir:PATH (.eml files). SMTP credentials come from MANCALA_SMTP_USER and MANCALA_SMTP_PASSWORD
@@ -453,6 +461,29 @@ fn parse_side(text: &str) -> Result<Side, String> {
 mod tests {
     use super::*;
 
+    /// The subcommands are deferred: each one's help must still open with
+    /// the line the top-level help lists for it, not an argument struct's.
+    #[test]
+    fn each_subcommand_s_help_opens_with_its_own_summary() {
+        use clap::CommandFactory;
+        let names: Vec<String> = Args::command()
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_string())
+            .collect();
+        assert!(names.len() > 10, "{names:?}");
+        for name in names {
+            let listed = Args::command()
+                .find_subcommand(&name)
+                .and_then(|sub| sub.get_about().map(|about| about.to_string()))
+                .unwrap_or_else(|| panic!("{name} has a summary"));
+            let help = Args::try_parse_from(["mancala", &name, "-h"])
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(help.starts_with(&listed), "{name}: {help}");
+        }
+    }
+
     #[test]
     fn new_takes_names_stones_and_first() {
         let args = Args::try_parse_from([
@@ -487,7 +518,8 @@ mod tests {
     #[test]
     fn mail_defaults_to_mbox_on_stdout() {
         use clap::CommandFactory;
-        let command = Args::command();
+        let mut command = Args::command();
+        command.build(); // the deferred subcommands' arguments too
         let mail = command.find_subcommand("mail").unwrap();
         let arg = |id: &str| mail.get_arguments().find(|a| a.get_id() == id).unwrap();
         for (id, default, variable) in [
@@ -566,7 +598,7 @@ mod tests {
     }
 }
 
-/// Where the solver finds its tables, and how far it may search.
+// Where the solver finds its tables, and how far it may search.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
     /// A folder of tables (RULESET.tables, as `mancala tables build` writes them), used before

@@ -3,13 +3,7 @@
 //! quote marks), and the split between the player's own words and what
 //! they quoted.
 
-use std::cell::RefCell;
-
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5gum::{DefaultEmitter, Token, Tokenizer};
 
 /// Undoes RFC 3676 `format=flowed`: removes space-stuffing, joins soft
 /// line breaks (a trailing space) within one quote depth, and writes quote
@@ -62,57 +56,31 @@ fn push_quoted(out: &mut String, depth: usize, line: &str) {
 /// blocks exactly as written, `<blockquote>` as `> ` quote marks, `<br>`
 /// and block ends as line breaks, runs of blanks squeezed elsewhere
 /// (`&nbsp;` runs are kept: they carry the board's spacing). The markup is
-/// read by html5ever's tokenizer, as a browser reads it: a `>` inside an
-/// attribute or a comment ends nothing, and every character reference is
-/// decoded.
+/// read by a WHATWG tokenizer (html5gum), as a browser reads it: a `>`
+/// inside an attribute or a comment ends nothing, and every character
+/// reference is decoded.
 pub fn html_to_text(html: &str) -> String {
-    let sink = TextSink(RefCell::new(TextWriter {
+    let mut writer = TextWriter {
         out: String::with_capacity(html.len()),
         depth: 0,
         pre: 0,
         skip: None,
         at_line_start: true,
         squeezable: false,
-    }));
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
-    // The sink never asks to stop for a script, so one feed reads it all.
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    tokenizer.sink.0.into_inner().out
-}
-
-/// The tokenizer hands tokens to a shared sink; the writer is its state.
-struct TextSink(RefCell<TextWriter>);
-
-impl TokenSink for TextSink {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let mut writer = self.0.borrow_mut();
+    };
+    // What a tree builder would tell the tokenizer: the content of
+    // `<title>`, `<style>`, `<script>` and their like is text, not markup.
+    let mut emitter = DefaultEmitter::default();
+    emitter.naively_switch_states(true);
+    for Ok(token) in Tokenizer::new_with_emitter(html, emitter) {
         match token {
-            Token::TagToken(tag) => {
-                let closing = tag.kind == TagKind::EndTag;
-                writer.tag(&tag.name, closing);
-                if !closing {
-                    // What the tree builder would tell the tokenizer: these
-                    // elements' content is text, not markup.
-                    return match &*tag.name {
-                        "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
-                        "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
-                            TokenSinkResult::RawData(RawKind::Rawtext)
-                        }
-                        "script" => TokenSinkResult::RawData(RawKind::ScriptData),
-                        _ => TokenSinkResult::Continue,
-                    };
-                }
-            }
-            Token::CharacterTokens(text) => writer.text(&text),
-            _ => {} // comments, doctypes, NULs and parse errors carry no words
+            Token::StartTag(tag) => writer.tag(&String::from_utf8_lossy(&tag.name), false),
+            Token::EndTag(tag) => writer.tag(&String::from_utf8_lossy(&tag.name), true),
+            Token::String(text) => writer.text(&String::from_utf8_lossy(&text)),
+            _ => {} // comments, doctypes and parse errors carry no words
         }
-        TokenSinkResult::Continue
     }
+    writer.out
 }
 
 /// The plain text written so far, and where in the HTML it stands.
