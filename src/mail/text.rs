@@ -3,7 +3,7 @@
 //! quote marks), and the split between the player's own words and what
 //! they quoted.
 
-use html5gum::{DefaultEmitter, Token, Tokenizer};
+use html5gum::{State, Token, Tokenizer};
 
 /// Undoes RFC 3676 `format=flowed`: removes space-stuffing, joins soft
 /// line breaks (a trailing space) within one quote depth, and writes quote
@@ -68,19 +68,35 @@ pub fn html_to_text(html: &str) -> String {
         at_line_start: true,
         squeezable: false,
     };
-    // What a tree builder would tell the tokenizer: the content of
-    // `<title>`, `<style>`, `<script>` and their like is text, not markup.
-    let mut emitter = DefaultEmitter::default();
-    emitter.naively_switch_states(true);
-    for Ok(token) in Tokenizer::new_with_emitter(html, emitter) {
+    let mut tokenizer = Tokenizer::new(html);
+    while let Some(Ok(token)) = tokenizer.next() {
         match token {
-            Token::StartTag(tag) => writer.tag(&String::from_utf8_lossy(&tag.name), false),
+            Token::StartTag(tag) => {
+                let name = String::from_utf8_lossy(&tag.name);
+                writer.tag(&name, false);
+                if let Some(state) = content_state(&name) {
+                    tokenizer.set_state(state);
+                }
+            }
             Token::EndTag(tag) => writer.tag(&String::from_utf8_lossy(&tag.name), true),
             Token::String(text) => writer.text(&String::from_utf8_lossy(&text)),
             _ => {} // comments, doctypes and parse errors carry no words
         }
     }
     writer.out
+}
+
+/// What a tree builder tells the tokenizer after these start tags (as a
+/// mail reader runs no scripts, `<noscript>` holds markup): their content
+/// is text, not markup.
+fn content_state(tag: &str) -> Option<State> {
+    match tag {
+        "title" | "textarea" => Some(State::RcData),
+        "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(State::RawText),
+        "script" => Some(State::ScriptData),
+        "plaintext" => Some(State::PlainText),
+        _ => None,
+    }
 }
 
 /// The plain text written so far, and where in the HTML it stands.
@@ -143,12 +159,13 @@ impl TextWriter {
         }
     }
 
-    /// Text between two tags, its character references decoded.
+    /// Text between two tags, its character references decoded. A NUL is
+    /// a parse error a browser shows as nothing.
     fn text(&mut self, chunk: &str) {
         if self.skip.is_some() {
             return;
         }
-        for c in chunk.chars() {
+        for c in chunk.chars().filter(|&c| c != '\0') {
             let c = if self.pre == 0 && c.is_whitespace() && c != '\u{a0}' {
                 ' '
             } else {
@@ -348,6 +365,26 @@ mod tests {
             html_to_text("<style>p > a { x: '</p>' }</style><script>if (a<b) {}</script>move e"),
             "move e"
         );
+    }
+
+    /// The content of `<title>`, `<textarea>`, `<noframes>` and their like
+    /// is text; `<noscript>` holds markup, as a reader that runs no
+    /// scripts shows it; after `<plaintext>` everything is text; a NUL
+    /// shows as nothing.
+    #[test]
+    fn html_raw_text_elements_and_nuls_are_read_as_a_mail_reader_shows_them() {
+        assert_eq!(html_to_text("<title>a <b>c</b></title>"), "a <b>c</b>");
+        assert_eq!(html_to_text("<textarea>&lt;p&gt;</textarea>"), "<p>");
+        assert_eq!(
+            html_to_text("<noframes><p>x</p></noframes>move c"),
+            "<p>x</p>move c"
+        );
+        assert_eq!(
+            html_to_text("<noscript><p>move c</p></noscript>"),
+            "move c\n"
+        );
+        assert_eq!(html_to_text("<plaintext>move <b>c"), "move <b>c");
+        assert_eq!(html_to_text("mo\0ve c"), "move c");
     }
 
     #[test]
