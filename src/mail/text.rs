@@ -68,6 +68,8 @@ pub fn html_to_text(html: &str) -> String {
         at_line_start: true,
         squeezable: false,
     };
+    // A byte-order mark is no text (a browser drops it, as mail-parser does not).
+    let html = html.strip_prefix('\u{feff}').unwrap_or(html);
     let mut tokenizer = Tokenizer::new(html);
     while let Some(Ok(token)) = tokenizer.next() {
         match token {
@@ -370,9 +372,9 @@ mod tests {
     /// The content of `<title>`, `<textarea>`, `<noframes>` and their like
     /// is text; `<noscript>` holds markup, as a reader that runs no
     /// scripts shows it; after `<plaintext>` everything is text; a NUL
-    /// shows as nothing.
+    /// and a leading byte-order mark show as nothing.
     #[test]
-    fn html_raw_text_elements_and_nuls_are_read_as_a_mail_reader_shows_them() {
+    fn html_raw_text_elements_nuls_and_a_bom_are_read_as_a_mail_reader_shows_them() {
         assert_eq!(html_to_text("<title>a <b>c</b></title>"), "a <b>c</b>");
         assert_eq!(html_to_text("<textarea>&lt;p&gt;</textarea>"), "<p>");
         assert_eq!(
@@ -385,6 +387,7 @@ mod tests {
         );
         assert_eq!(html_to_text("<plaintext>move <b>c"), "move <b>c");
         assert_eq!(html_to_text("mo\0ve c"), "move c");
+        assert_eq!(html_to_text("\u{feff}move c"), "move c");
     }
 
     #[test]
