@@ -375,19 +375,17 @@ mod tests {
     /// and a leading byte-order mark show as nothing.
     #[test]
     fn html_raw_text_elements_nuls_and_a_bom_are_read_as_a_mail_reader_shows_them() {
-        assert_eq!(html_to_text("<title>a <b>c</b></title>"), "a <b>c</b>");
-        assert_eq!(html_to_text("<textarea>&lt;p&gt;</textarea>"), "<p>");
-        assert_eq!(
-            html_to_text("<noframes><p>x</p></noframes>move c"),
-            "<p>x</p>move c"
-        );
-        assert_eq!(
-            html_to_text("<noscript><p>move c</p></noscript>"),
-            "move c\n"
-        );
-        assert_eq!(html_to_text("<plaintext>move <b>c"), "move <b>c");
-        assert_eq!(html_to_text("mo\0ve c"), "move c");
-        assert_eq!(html_to_text("\u{feff}move c"), "move c");
+        for (html, text) in [
+            ("<title>a <b>c</b></title>", "a <b>c</b>"),
+            ("<textarea>&lt;p&gt;</textarea>", "<p>"),
+            ("<noframes><p>x</p></noframes>move c", "<p>x</p>move c"),
+            ("<noscript><p>move c</p></noscript>", "move c\n"),
+            ("<plaintext>move <b>c", "move <b>c"),
+            ("mo\0ve c", "move c"),
+            ("\u{feff}move c", "move c"),
+        ] {
+            assert_eq!(html_to_text(html), text, "{html:?}");
+        }
     }
 
     #[test]
