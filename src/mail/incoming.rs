@@ -1,7 +1,7 @@
 //! One incoming mail, reduced to what the referee needs. Parsing never
 //! fails: whatever cannot be read is simply absent.
 
-use mail_parser::{Address, HeaderValue, Message, MessageParser, MimeHeaders};
+use mail_parser::{Address, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders};
 
 use super::text;
 
@@ -132,7 +132,7 @@ fn split_mbox_line(raw: &[u8]) -> (Option<String>, &[u8]) {
 fn body_text(message: &Message) -> String {
     let parts: Vec<_> = message.text_bodies().collect();
     if let Some(part) = parts.iter().find(|p| !p.is_text_html()) {
-        let body = part.text_contents().unwrap_or("");
+        let body = contents(part);
         let content_type = part.content_type();
         let flowed = content_type
             .and_then(|c| c.attribute("format"))
@@ -147,9 +147,16 @@ fn body_text(message: &Message) -> String {
     }
     // mail-parser's own HTML-to-text squeezes <pre> blanks: read the HTML here.
     if let Some(part) = message.html_bodies().next().or(parts.first().copied()) {
-        return text::html_to_text(part.text_contents().unwrap_or(""));
+        return text::html_to_text(contents(part));
     }
     String::new()
+}
+
+/// A text part's decoded contents, without the leading byte-order mark
+/// mail-parser keeps: it is no text.
+fn contents<'a>(part: &'a MessagePart) -> &'a str {
+    let body = part.text_contents().unwrap_or("");
+    body.strip_prefix('\u{feff}').unwrap_or(body)
 }
 
 /// RFC 3834 and common practice: bounces, auto-replies and list mail are
@@ -197,6 +204,22 @@ fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'stati
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// mail-parser keeps a part's leading byte-order mark: it is dropped,
+    /// so a move written right after it is read.
+    #[test]
+    fn a_leading_byte_order_mark_is_no_text_in_plain_or_html_bodies() {
+        for content_type in ["text/plain", "text/html"] {
+            let raw = format!(
+                "From: bob@players.example\nContent-Type: {content_type}; charset=utf-8\n\n\u{feff}move c"
+            );
+            assert_eq!(
+                Incoming::parse(raw.as_bytes()).text,
+                "move c",
+                "{content_type}"
+            );
+        }
+    }
 
     #[test]
     fn reads_headers_and_skips_the_mbox_line() {

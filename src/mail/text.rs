@@ -68,8 +68,6 @@ pub fn html_to_text(html: &str) -> String {
         at_line_start: true,
         squeezable: false,
     };
-    // A byte-order mark is no text (a browser drops it, as mail-parser does not).
-    let html = html.strip_prefix('\u{feff}').unwrap_or(html);
     let mut tokenizer = Tokenizer::new(html);
     while let Some(Ok(token)) = tokenizer.next() {
         match token {
@@ -372,9 +370,9 @@ mod tests {
     /// The content of `<title>`, `<textarea>`, `<noframes>` and their like
     /// is text; `<noscript>` holds markup, as a reader that runs no
     /// scripts shows it; after `<plaintext>` everything is text; a NUL
-    /// and a leading byte-order mark show as nothing.
+    /// shows as nothing.
     #[test]
-    fn html_raw_text_elements_nuls_and_a_bom_are_read_as_a_mail_reader_shows_them() {
+    fn html_raw_text_elements_and_nuls_are_read_as_a_mail_reader_shows_them() {
         for (html, text) in [
             ("<title>a <b>c</b></title>", "a <b>c</b>"),
             ("<textarea>&lt;p&gt;</textarea>", "<p>"),
@@ -382,7 +380,6 @@ mod tests {
             ("<noscript><p>move c</p></noscript>", "move c\n"),
             ("<plaintext>move <b>c", "move <b>c"),
             ("mo\0ve c", "move c"),
-            ("\u{feff}move c", "move c"),
         ] {
             assert_eq!(html_to_text(html), text, "{html:?}");
         }
