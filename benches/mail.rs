@@ -3,6 +3,8 @@
 //! in a quoted sheet of 150 sowings), a hosted move by key into a store (each
 //! run on a fresh copy of it), and that move's durable writes (the move with
 //! its replies, then the replies marked sent), timed apart on the same disk.
+//! `mancala --version`, timed beside them, is what starting costs before any
+//! mail is read. Each runs with the environment an MTA's pipe gives.
 //! Targets: a storeless mail at most 2.5 times `/bin/true`; a hosted move at
 //! most 2.5 times `/bin/true` plus its durable writes; peak memory under
 //! 10 MB. A bench, never a gate: it prints each target met or missed, and
@@ -63,10 +65,21 @@ fn long_game() -> Sheet {
     unreachable!()
 }
 
+/// `program` as an MTA's pipe starts it: with a short environment (Postfix
+/// passes `TZ`, `LANG` and `MAIL_CONFIG`, procmail a few more), not cargo's,
+/// whose `LD_LIBRARY_PATH` of five folders has the loader look for each
+/// shared library in each of them first (a cost in proportion to the
+/// libraries a program needs: `/bin/true` one, the referee three).
+fn as_an_mta_runs(program: &str) -> Command {
+    let mut command = Command::new(program);
+    command.env_clear().env("PATH", "/usr/bin:/bin");
+    command
+}
+
 /// Runs `program` with `input` on stdin, output thrown away; its wall time.
 fn run(program: &str, args: &[&str], input: &[u8]) -> Duration {
     let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut child = as_an_mta_runs(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -84,7 +97,7 @@ fn run(program: &str, args: &[&str], input: &[u8]) -> Duration {
 /// it (getrusage's maxrss, which std does not expose); `None` without
 /// /usr/bin/time. Measured in runs of their own: time's start is not timed.
 fn peak_kib(program: &str, args: &[&str], input: &[u8]) -> Option<u64> {
-    let mut child = Command::new("/usr/bin/time")
+    let mut child = as_an_mta_runs("/usr/bin/time")
         .args(["-f", "%M", program])
         .args(args)
         .stdin(Stdio::piped())
@@ -106,7 +119,7 @@ fn peak_kib(program: &str, args: &[&str], input: &[u8]) -> Option<u64> {
 
 /// Runs the referee once and checks that it played `pit` and replied.
 fn check_move(bin: &str, args: &[&str], mail: &str, pit: Pit) {
-    let out = Command::new(bin)
+    let out = as_an_mta_runs(bin)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -231,9 +244,10 @@ fn main() {
 
     // Side by side, interleaved, so all see the same machine.
     let (mut truth, mut mail, mut moves) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut durable, mut noted) = (Vec::new(), Vec::new());
+    let (mut start, mut durable, mut noted) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs() {
         truth.push(run("/bin/true", &[], storeless.as_bytes()));
+        start.push(run(bin, &["--version"], storeless.as_bytes()));
         mail.push(run(bin, &STORELESS, storeless.as_bytes()));
         copy_dir(&store_dir, &work);
         moves.push(run(bin, &hosted_args, hosted.as_bytes()));
@@ -246,6 +260,7 @@ fn main() {
         noted.push(started.elapsed());
     }
     let (truth, mail, moves) = (median(truth), median(mail), median(moves));
+    let start = median(start);
     let (durable, noted) = (median(durable), median(noted));
     let writes = durable + noted;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -259,6 +274,12 @@ fn main() {
         println!("load average: {}", load.trim());
     }
     println!("/bin/true:            {:>8.3} ms", ms(truth));
+    // What any mail costs before it is read: the floor of both targets.
+    println!(
+        "starting (--version): {:>8.3} ms ({:.2} x /bin/true)",
+        ms(start),
+        start.as_secs_f64() / truth.as_secs_f64()
+    );
     println!(
         "storeless mail:       {:>8.3} ms ({} bytes in)",
         ms(mail),

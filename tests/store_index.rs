@@ -692,3 +692,67 @@ fn a_move_days_later_keeps_the_older_idle_entry_and_remind_refiles_it_under_its_
     store.save_game(&record).unwrap();
     assert_eq!(common::idle_entries(&dir), [format!("17/{}", record.id)]);
 }
+
+/// A reply the game owes, as a move's decision records it.
+fn owe_a_reply(record: &mut GameRecord, mail: &str) {
+    use mancala::store::{Delivery, MailKey, Mailbox, Memory, Outgoing};
+    let reply = Outgoing {
+        message_id: format!("{mail}.south@referee.example"),
+        event: 0,
+        to: Mailbox {
+            name: None,
+            address: ALICE.to_string(),
+        },
+        reply_to: None,
+        subject: "Re: move".to_string(),
+        body: "played".to_string(),
+        in_reply_to: None,
+        references: Vec::new(),
+        html: None,
+        delivery: Delivery::Pending,
+    };
+    let key = MailKey::of_message_id(mail);
+    record
+        .ledger
+        .record(key, vec![reply], 2_000, Memory::Lifelong);
+}
+
+#[test]
+fn a_move_and_its_replies_marked_sent_rewrite_no_hints_and_file_pending_by_id() {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, store, mut record) = one_game("index-pending", 11, false);
+    let pending = dir.join("index/pending").join(record.id.as_str());
+    let hints = dir.join("index/games").join(record.id.as_str());
+    // A rewrite is a new file: another inode, or the same one reused with
+    // a later modification time.
+    let file = || {
+        let meta = std::fs::metadata(&hints).unwrap();
+        (meta.ino(), meta.modified().unwrap())
+    };
+    let before = file();
+    owe_a_reply(&mut record, "m1@players.example");
+    store.save_game(&record).unwrap();
+    assert!(pending.exists(), "a game owing replies is filed as pending");
+    let message_id = record.ledger.pending().next().unwrap().message_id.clone();
+    record
+        .ledger
+        .settle(&message_id, mancala::store::Delivery::Sent);
+    store.note_sent(&record).unwrap();
+    assert!(!pending.exists(), "sent, it is pending no more");
+    assert_eq!(file(), before, "the hints were not rewritten");
+    // A kill after the entry was made and before the game's rename leaves
+    // it; the game's next save, owing nothing, takes it away.
+    std::fs::write(&pending, "").unwrap();
+    store.save_game(&record).unwrap();
+    assert!(!pending.exists(), "the stale entry is taken away");
+    // An older referee listed it among the hints: a save that owes
+    // replies keeps it all the same.
+    let listed = std::fs::read_to_string(&hints).unwrap();
+    std::fs::write(&hints, format!("{listed}pending/{}\n", record.id.as_str())).unwrap();
+    std::fs::write(&pending, "").unwrap();
+    owe_a_reply(&mut record, "m2@players.example");
+    store.save_game(&record).unwrap();
+    assert!(pending.exists(), "still pending");
+    let due = store.due(3_000, 7 * DAY, 14 * DAY).unwrap();
+    assert_eq!(due.games, std::slice::from_ref(&record.id));
+}

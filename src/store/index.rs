@@ -12,7 +12,7 @@
 //! index/idle/<day>/<id>[.reminded] its player to move has been idle since <day> or later
 //! index/under-way/<id>.<created>   invited, or playing and not over (made at <created>)
 //! index/pending/<id>               it owes replies not yet sent
-//! index/games/<id>                 the entries the game was last filed under
+//! index/games/<id>                 the entries the game was last filed under (the hints)
 //! index/to-rate/<id>               ended and rated, not yet counted
 //! index/rated/<id>                 counted in the ratings
 //! index/ratings/, index/ladder/    the ratings (see the `ladder` module)
@@ -26,7 +26,11 @@
 //! So a crash at any point leaves at worst an extra entry, never a game
 //! missing from the index: every reader checks what an entry says against
 //! the game it loads and ignores a stale one, and the game's next save,
-//! which finds it in `games/<id>`, takes it away. `pending/` and
+//! which finds it in `games/<id>`, takes it away. `pending/<id>`, named
+//! by the id alone, is not among those: a save makes it before the rename
+//! when the game owes replies, and takes it away after the rename when it
+//! owes none, so a move and its replies marked sent rewrite no hints.
+//! `pending/` and
 //! `games/<id>` are not synced: lost to a power cut, the one only delays
 //! the resending of a notice (replies to mails are resent by the MTA's
 //! retry anyway), the other leaves a stale entry that no save may take
@@ -153,7 +157,12 @@ impl Store {
             };
             let game = record.game();
             let entries = entries_of(&record, game.as_ref().ok(), secrets);
-            for entry in &entries {
+            let owes = record
+                .ledger
+                .pending()
+                .next()
+                .map(|_| format!("pending/{id}"));
+            for entry in entries.iter().chain(&owes) {
                 let path = index.join(entry);
                 make_entry(&path)?;
                 touched.insert(folder_of(&path));
@@ -221,21 +230,29 @@ impl Store {
         if idle == Idle::KeepOlder {
             keep_older_idle(&mut new, &old);
         }
+        let mut hinted = old.clone();
         if !new.is_subset(&old) {
             // The entries about to be made, beside the old, named first: a
             // crash after any of them is made leaves it known to the game's
             // next save, which takes away those it no longer files under
             // (an entry names the time its game was made, which a retry
             // in a later second does not share).
-            let both: BTreeSet<String> = old.union(&new).cloned().collect();
-            self.write_hints(&record.id, &both)?;
+            hinted.extend(new.iter().cloned());
+            self.write_hints(&record.id, &hinted)?;
+        }
+        // Named by the id alone, so never among the hints: made before the
+        // rename when replies are owed, taken away after it when none are.
+        let pending = index.join("pending").join(record.id.as_str());
+        let owes = record.ledger.pending().next().is_some();
+        if owes {
+            make_entry(&pending)?;
         }
         let mut to_sync = BTreeSet::new();
         // Every entry, not only those new to the hints: a crash may have
         // named some that it kept from being made.
         for entry in &new {
             let path = index.join(entry);
-            if make_entry(&path)? && !entry.starts_with("pending/") {
+            if make_entry(&path)? {
                 to_sync.insert(folder_of(&path));
             }
         }
@@ -250,10 +267,13 @@ impl Store {
             sync_folder(dir).map_err(io_error(dir))?;
         }
         write()?;
+        if !owes {
+            remove_entry(&pending)?;
+        }
         for entry in old.difference(&new) {
             remove_entry(&index.join(entry))?;
         }
-        if old != new {
+        if hinted != new {
             self.write_hints(&record.id, &new)?;
         }
         if to_rate {
@@ -271,10 +291,11 @@ impl Store {
         let path = self.hints_path(id);
         match fs::read_to_string(&path) {
             // Only names of the index's own shape: a damaged file never
-            // makes a save take away anything else.
+            // makes a save take away anything else. (An older referee
+            // listed `pending/<id>` too: the save handles that one apart.)
             Ok(text) => Ok(text
                 .lines()
-                .filter(|l| is_entry(l))
+                .filter(|l| is_entry(l) && !l.starts_with("pending/"))
                 .map(String::from)
                 .collect()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeSet::new()),
@@ -493,9 +514,6 @@ fn entries_of(record: &GameRecord, game: Option<&Game>, secrets: &Secrets) -> BT
     }
     if under_way(record, game) {
         entries.insert(format!("under-way/{id}.{}", record.created));
-    }
-    if record.ledger.pending().next().is_some() {
-        entries.insert(format!("pending/{id}"));
     }
     entries
 }
