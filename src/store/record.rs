@@ -577,14 +577,22 @@ pub trait Ledgered {
     fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError>;
 }
 
+/// [`Ledgered`]'s accessors, for a record that keeps its ledger in its
+/// field `ledger`.
+macro_rules! ledger_in_field {
+    () => {
+        fn ledger(&self) -> &Ledger {
+            &self.ledger
+        }
+        fn ledger_mut(&mut self) -> &mut Ledger {
+            &mut self.ledger
+        }
+    };
+}
+
 impl Ledgered for GameRecord {
     const MEMORY: Memory = Memory::Lifelong;
-    fn ledger(&self) -> &Ledger {
-        &self.ledger
-    }
-    fn ledger_mut(&mut self) -> &mut Ledger {
-        &mut self.ledger
-    }
+    ledger_in_field!();
     fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError> {
         if durable {
             store.save_game(self)
@@ -596,12 +604,7 @@ impl Ledgered for GameRecord {
 
 impl Ledgered for SenderRecord {
     const MEMORY: Memory = Memory::Recent;
-    fn ledger(&self) -> &Ledger {
-        &self.ledger
-    }
-    fn ledger_mut(&mut self) -> &mut Ledger {
-        &mut self.ledger
-    }
+    ledger_in_field!();
     fn save(&self, store: &super::Store, _durable: bool) -> Result<(), super::StoreError> {
         store.save_sender(self)
     }
