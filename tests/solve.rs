@@ -1,4 +1,4 @@
-//! `mancala solve`, `analyze` and `tables build` as a user runs them, and
+//! `mancala solve`, `analyze`, `tables build` and `tables check` as a user runs them, and
 //! the tables shipped in boards/tables checked against tables built anew.
 
 use mancala::engine::{Position, Ruleset, Side};
@@ -430,4 +430,51 @@ fn the_papers_perfect_games_replay_to_their_margins_under_empty_capture() {
     }
     // Under our default rule the games go otherwise (a lone stone stays).
     assert!(standard_breaks > 8, "{standard_breaks}");
+}
+
+#[test]
+fn tables_check_passes_built_tables_and_names_the_position_a_damaged_byte_spoils() {
+    let dir = temp_dir("tables-check");
+    let folder = dir.to_str().unwrap();
+    let out = run(
+        &[
+            "tables",
+            "build",
+            "super-wari",
+            "--stones",
+            "4",
+            "--tables",
+            folder,
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let check = || run(&["tables", "check", "super-wari", "--tables", folder], b"");
+    let out = check();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("to 4 stones in pits: all 4844 positions agree"),
+        "{}",
+        stdout(&out)
+    );
+    let path = dir.join("super-wari.tables");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] = bytes[at].wrapping_add(1);
+    std::fs::write(&path, bytes).unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(65), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("super-wari.tables are wrong at super-wari north"),
+        "{}",
+        stderr(&out)
+    );
+    // The built-in tables, without a folder.
+    let out = run(&["tables", "check", "wari"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("the built-in wari tables"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -633,4 +633,16 @@ pub enum TablesCommand {
         #[arg(long, value_name = "MB")]
         memory: Option<usize>,
     },
+    /// Check every position of a ruleset's tables against the engine's moves: each is worth
+    /// the best of its moves, as the engine plays them and the tables value them
+    Check {
+        /// The game
+        ruleset: Ruleset,
+        /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
+        #[arg(long, help = variant_help())]
+        variant: Option<String>,
+        /// The folder holding RULESET.tables (else the built-in tables are checked)
+        #[arg(long, env = "MANCALA_TABLES")]
+        tables: Option<PathBuf>,
+    },
 }

@@ -121,6 +121,14 @@ pub fn run(args: Args) -> CliResult {
             &tables,
             memory,
         ),
+        Command::Tables {
+            command:
+                TablesCommand::Check {
+                    ruleset,
+                    variant,
+                    tables,
+                },
+        } => super::solve::check_tables(with_variant(ruleset, variant)?, tables.as_deref()),
     }
 }
 

@@ -1,4 +1,4 @@
-//! Perfect play at the command line: `solve`, `analyze` and `tables build`,
+//! Perfect play at the command line: `solve`, `analyze`, `tables build` and `tables check`,
 //! thin over [`mancala::solve`].
 
 use std::path::Path;
@@ -156,15 +156,7 @@ pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult
 /// the system has available).
 pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usize>) -> CliResult {
     let game = Tables::game_name(&rules);
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{msg} [{bar:40}] {pos}/{len} positions, {per_sec}, {eta} left",
-        )
-        .map_err(Failure::data)?
-        .progress_chars("=> "),
-    );
-    bar.set_message(format!("{game} up to {stones} stones in pits"));
+    let bar = progress_bar(format!("{game} up to {stones} stones in pits"))?;
     let started = std::time::Instant::now();
     let mut track = |done, total| {
         bar.set_length(total);
@@ -217,6 +209,59 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
         built as f64 / seconds.max(1e-9),
         written.bytes
     ))
+}
+
+/// `mancala tables check`: every position of the tables of `rules` in
+/// `dir` (else the built-in ones) against the engine's moves.
+pub fn check_tables(rules: Rules, dir: Option<&Path>) -> CliResult {
+    let game = Tables::game_name(&rules);
+    let (tables, what) = match dir {
+        Some(dir) => {
+            let path = dir.join(format!("{game}.tables"));
+            let mut file =
+                std::fs::File::open(&path).map_err(|e| Failure::io(path.display(), &e))?;
+            let tables = Tables::read(&rules, &mut file)
+                .map_err(|e| Failure::data(format!("{}: {e}", path.display())))?;
+            (tables, path.display().to_string())
+        }
+        None => {
+            let built_in = Tables::built_in(&rules)
+                .map_err(|e| Failure::data(format!("the built-in {game} tables: {e}")))?;
+            let tables = built_in.ok_or_else(|| {
+                Failure::data(format!(
+                    "{game} has no built-in tables: name a folder with --tables"
+                ))
+            })?;
+            (tables, format!("the built-in {game} tables"))
+        }
+    };
+    let bar = progress_bar(format!("checking {what}"))?;
+    let started = std::time::Instant::now();
+    let checked = tables.check_against_engine(&|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish();
+    let checked = checked.map_err(|found| Failure::data(format!("{what} are wrong at {found}")))?;
+    print(&format!(
+        "{what}, to {} stones in pits: all {checked} positions agree with the engine's moves ({:.1} s)\n",
+        tables.max_stones(),
+        started.elapsed().as_secs_f64()
+    ))
+}
+
+/// A bar for minutes of work over positions, drawn on standard error.
+fn progress_bar(message: String) -> Result<indicatif::ProgressBar, Failure> {
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {pos}/{len} positions, {per_sec}, {eta} left",
+        )
+        .map_err(Failure::data)?
+        .progress_chars("=> "),
+    );
+    bar.set_message(message);
+    Ok(bar)
 }
 
 /// Three quarters of the memory the system says is available (all of

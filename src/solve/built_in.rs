@@ -62,4 +62,30 @@ mod tests {
             assert!(tables.max_stones() > 0, "{game}");
         }
     }
+
+    #[test]
+    fn every_layer_of_every_built_in_table_agrees_with_the_engines_moves() {
+        for ruleset in Ruleset::ALL {
+            let tables = Tables::built_in(&ruleset.rules()).unwrap().unwrap();
+            let checked = tables.check_against_engine(&|_, _| {});
+            assert_eq!(checked, Ok(tables.positions() as u64 - 1), "{ruleset}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_byte_of_a_table_is_found() {
+        for ruleset in [Ruleset::Wari, Ruleset::Kalah] {
+            let tables = Tables::built_in(&ruleset.rules()).unwrap().unwrap();
+            let mut bytes = Vec::new();
+            tables.write(&mut bytes).unwrap();
+            // A byte of the last layer: a position of that layer is found
+            // wrong (its own, or one whose move reaches it), never another.
+            let at = bytes.len() - 1_000;
+            bytes[at] = bytes[at].wrapping_add(1);
+            let damaged = Tables::read(&ruleset.rules(), &mut &bytes[..]).unwrap();
+            let found = damaged.check_against_engine(&|_, _| {}).unwrap_err();
+            let layer = usize::from(found.position.stones_in_pits());
+            assert_eq!(layer, tables.max_stones(), "{ruleset}: {found}");
+        }
+    }
 }

@@ -11,6 +11,7 @@ pub mod analyze;
 mod below;
 mod built_in;
 mod capture;
+mod check;
 pub mod dfpn;
 pub mod memo;
 pub mod rank;
@@ -18,6 +19,7 @@ pub mod search;
 pub mod tables;
 
 pub use analyze::{analyze, Analysis, TurnAnalysis};
+pub use check::Disagreement;
 pub use search::{solve, Solution, Solver};
 pub use tables::{Budget, TableError, Tables, Written};
 

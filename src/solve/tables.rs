@@ -121,6 +121,11 @@ impl Tables {
         }
     }
 
+    /// The rules the tables are built for (with stones enough for any layer).
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
     /// The most stones in pits these tables answer for.
     pub fn max_stones(&self) -> usize {
         self.layers.len().saturating_sub(1)
