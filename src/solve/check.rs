@@ -13,8 +13,8 @@ use crate::engine::{Position, Side};
 /// A position whose tables' bounds are not the best of its moves'.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{position:?}: the tables give {says:?}, the best of its moves {moves:?} \
-     (lower and upper bound, for the side to move)"
+    "{position:?} (the stones off the board split between the homes): the tables give \
+     {says:?}, the best of its moves {moves:?} (lower and upper bound, for the side to move)"
 )]
 pub struct Disagreement {
     pub position: Position,
