@@ -65,11 +65,12 @@ fn long_game() -> Sheet {
     unreachable!()
 }
 
-/// `program` as an MTA's pipe starts it: with a short environment (Postfix
-/// passes `TZ`, `LANG` and `MAIL_CONFIG`, procmail a few more), not cargo's,
-/// whose `LD_LIBRARY_PATH` of five folders has the loader look for each
-/// shared library in each of them first (a cost in proportion to the
-/// libraries a program needs: `/bin/true` one, the referee three).
+/// `program` as an MTA's pipe starts it: with a short environment (here
+/// `PATH` alone; Postfix's pipe passes `TZ`, `LANG` and `MAIL_CONFIG`,
+/// procmail a few more), not cargo's, whose `LD_LIBRARY_PATH` of five
+/// folders has the loader look for each shared library in each of them
+/// first (a cost in proportion to the libraries a program needs:
+/// `/bin/true` one, the referee three).
 fn as_an_mta_runs(program: &str) -> Command {
     let mut command = Command::new(program);
     command.env_clear().env("PATH", "/usr/bin:/bin");

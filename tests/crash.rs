@@ -310,6 +310,18 @@ fn kill_and_retry(
         killed.signal() == Some(9) || killed.code() == Some(137),
         "{name}: {call} #{n} was not killed: {killed:?}"
     );
+    // What the kill left: each game whose state owes replies is filed as
+    // pending, so that `remind` sends them if the mail never comes again.
+    for record in Store::open(store).unwrap().list().unwrap().games {
+        if record.ledger.pending().next().is_some() {
+            let entry = store.join("index/pending").join(record.id.as_str());
+            assert!(
+                entry.exists(),
+                "{name}: killed at {call} #{n}, {} owes replies unfiled",
+                record.id.as_str()
+            );
+        }
+    }
     let again = run_referee(&[], store, out, run);
     assert!(
         again.success(),

@@ -467,8 +467,15 @@ fn tables_check_passes_built_tables_and_names_the_position_a_damaged_byte_spoils
         65,
         "super-wari.tables are wrong at super-wari north",
     );
-    // The built-in tables, without a folder.
-    let built_in = run(&["tables", "check", "wari"], b"");
+    // Bytes past the last layer: a file that is not what its header says.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[at] = bytes[at].wrapping_sub(1);
+    bytes.extend_from_slice(b"more");
+    std::fs::write(&path, bytes).unwrap();
+    says(check(), 65, "and its values alone: 4 bytes more");
+    // A folder without the game's tables: the built-in ones, as `solve`
+    // would use them.
+    let built_in = run(&["tables", "check", "wari", "--tables", folder], b"");
     says(
         built_in,
         0,

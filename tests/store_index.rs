@@ -756,3 +756,47 @@ fn a_move_and_its_replies_marked_sent_rewrite_no_hints_and_file_pending_by_id() 
     let due = store.due(3_000, 7 * DAY, 14 * DAY).unwrap();
     assert_eq!(due.games, std::slice::from_ref(&record.id));
 }
+
+#[test]
+fn remind_takes_away_every_entry_of_a_game_whose_file_is_gone() {
+    let (dir, store, mut record) = one_game("index-gone", 12, false);
+    owe_a_reply(&mut record, "m1@players.example");
+    store.save_game(&record).unwrap();
+    let id = record.id.as_str();
+    let pending = dir.join("index/pending").join(id);
+    assert!(pending.exists());
+    // As a kill before a new game's first rename leaves it, or an operator
+    // who removed the file.
+    std::fs::remove_file(dir.join(format!("{id}.json"))).unwrap();
+    let never = 7 * DAY * 1000;
+    assert!(remind_at(&dir, 100 * DAY, never, never).is_empty());
+    assert!(!pending.exists(), "pending taken away");
+    assert!(
+        !dir.join("index/games").join(id).exists(),
+        "hints taken away"
+    );
+    let secrets = store.secrets().unwrap();
+    let left: Vec<_> = ["by-address", "idle", "under-way"]
+        .iter()
+        .flat_map(|folder| walk(&dir.join("index").join(folder)))
+        .filter(|path| path.to_string_lossy().contains(id))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(store.games_of(&secrets, ALICE).unwrap().games.is_empty());
+    // Nothing is handed to the next run.
+    assert!(store.due(100 * DAY, DAY, 2 * DAY).unwrap().games.is_empty());
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|entry| match entry.file_type().is_ok_and(|t| t.is_dir()) {
+            true => walk(&entry.path()),
+            false => vec![entry.path()],
+        })
+        .collect()
+}

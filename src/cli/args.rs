@@ -641,7 +641,8 @@ pub enum TablesCommand {
         /// Tables for a variant of the game (its file is RULESET-VARIANT.tables)
         #[arg(long, help = variant_help())]
         variant: Option<String>,
-        /// The folder holding RULESET.tables (else the built-in tables are checked)
+        /// The folder holding RULESET.tables, as for `solve` (without one there, the built-in
+        /// tables are checked)
         #[arg(long, env = "MANCALA_TABLES")]
         tables: Option<PathBuf>,
     },

@@ -211,30 +211,22 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
     ))
 }
 
-/// `mancala tables check`: every position of the tables of `rules` in
-/// `dir` (else the built-in ones) against the engine's moves.
+/// `mancala tables check`: every position of the tables the solver uses
+/// for `rules` (`RULESET.tables` in `dir`, else the built-in ones) against
+/// the engine's moves.
 pub fn check_tables(rules: Rules, dir: Option<&Path>) -> CliResult {
     let game = Tables::game_name(&rules);
-    let (tables, what) = match dir {
-        Some(dir) => {
-            let path = dir.join(format!("{game}.tables"));
-            let mut file =
-                std::fs::File::open(&path).map_err(|e| Failure::io(path.display(), &e))?;
-            let tables = Tables::read(&rules, &mut file)
-                .map_err(|e| Failure::data(format!("{}: {e}", path.display())))?;
-            (tables, path.display().to_string())
-        }
-        None => {
-            let built_in = Tables::built_in(&rules)
-                .map_err(|e| Failure::data(format!("the built-in {game} tables: {e}")))?;
-            let tables = built_in.ok_or_else(|| {
-                Failure::data(format!(
-                    "{game} has no built-in tables: name a folder with --tables"
-                ))
-            })?;
-            (tables, format!("the built-in {game} tables"))
-        }
+    let file = dir
+        .map(|dir| dir.join(format!("{game}.tables")))
+        .filter(|file| file.exists());
+    let what = match &file {
+        Some(file) => file.display().to_string(),
+        None => format!("the built-in {game} tables"),
     };
+    let tables = find(dir, &rules)?.ok_or_else(|| Failure {
+        code: super::exit::NO_INPUT,
+        message: format!("no {game} tables to check: none built in, and none in --tables"),
+    })?;
     let bar = progress_bar(format!("checking {what}"))?;
     let started = std::time::Instant::now();
     let checked = tables.check_against_engine(&|done, total| {
@@ -244,7 +236,8 @@ pub fn check_tables(rules: Rules, dir: Option<&Path>) -> CliResult {
     bar.finish();
     let checked = checked.map_err(|found| Failure::data(format!("{what} are wrong at {found}")))?;
     print(&format!(
-        "{what}, to {} stones in pits: all {checked} positions agree with the engine's moves ({:.1} s)\n",
+        "{what}, to {} stones in pits: all {checked} positions agree with the engine's moves \
+         (those already over are the rules' to value) ({:.1} s)\n",
         tables.max_stones(),
         started.elapsed().as_secs_f64()
     ))

@@ -4,11 +4,14 @@
 //! misread a rule (a capture, the grand slam, feeding, a free turn) or a
 //! damaged file fails it at the first position it gets wrong.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::rank::{spreads, unrank};
 use super::tables::{default_threads, Tables};
 use crate::engine::{Position, Side};
+
+/// Positions a thread checks between two reports of progress.
+const BATCH: u64 = 65_536;
 
 /// A position whose tables' bounds are not the best of its moves'.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -25,7 +28,8 @@ pub struct Disagreement {
 impl Tables {
     /// Checks every position of every layer (South to move: the tables
     /// hold no other) on every core, calling `progress(done, total)` now
-    /// and then; the number of positions checked.
+    /// and then; the number of positions looked at (those already over
+    /// are the rules' to value: the tables' bytes for them are never read).
     ///
     /// # Errors
     /// The first position found whose bounds are not its moves' best.
@@ -37,6 +41,8 @@ impl Tables {
         let cells = 2 * usize::from(rules.pits);
         let total: u64 = (1..=self.max_stones()).map(|k| spreads(k, cells)).sum();
         let done = AtomicU64::new(0);
+        // Set at the first disagreement, so that the other threads stop.
+        let found = AtomicBool::new(false);
         let threads = default_threads() as u64;
         for k in 1..=self.max_stones() {
             let size = spreads(k, cells);
@@ -45,13 +51,19 @@ impl Tables {
                 let workers: Vec<_> = (0..threads)
                     .map(|t| {
                         let range = (t * chunk).min(size)..((t + 1) * chunk).min(size);
-                        let done = &done;
+                        let (done, found) = (&done, &found);
                         scope.spawn(move || {
-                            for index in range {
-                                self.check_position(k, index)?;
-                                if index % 65_536 == 0 {
-                                    progress(done.fetch_add(65_536, Relaxed), total);
+                            let mut start = range.start;
+                            while start < range.end && !found.load(Relaxed) {
+                                let end = (start + BATCH).min(range.end);
+                                for index in start..end {
+                                    if let Err(disagreement) = self.check_position(k, index) {
+                                        found.store(true, Relaxed);
+                                        return Err(disagreement);
+                                    }
                                 }
+                                progress(done.fetch_add(end - start, Relaxed) + end - start, total);
+                                start = end;
                             }
                             Ok(())
                         })

@@ -513,7 +513,7 @@ impl Tables {
     /// Reads tables for `rules` written by [`Tables::write`].
     ///
     /// # Errors
-    /// I/O, or a file for other rules, or one cut short.
+    /// I/O, or a file for other rules, or one cut short or too long.
     pub fn read(rules: &Rules, input: &mut dyn Read) -> Result<Tables, TableError> {
         let mut bytes = Vec::new();
         input.read_to_end(&mut bytes)?;
@@ -537,6 +537,14 @@ impl Tables {
             };
             layers.push(layer.iter().map(|&b| b as i8).collect());
             at += size;
+        }
+        // Bytes past the last layer: a header that was changed, or a file
+        // written over another.
+        if bytes.len() > at {
+            return Err(TableError::Header {
+                expected: format!("{expected} and its values alone"),
+                found: format!("{} bytes more", bytes.len() - at),
+            });
         }
         Ok(Tables {
             rules: roomy(rules),

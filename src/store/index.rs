@@ -213,6 +213,23 @@ impl Store {
         Ok(())
     }
 
+    /// Takes away every entry of game `id`, whose file is gone (a kill
+    /// before its first rename, or a file removed by hand): those its hints
+    /// name, its `pending/` entry, the idle entries `due` named, and the
+    /// hints. Call it holding the game's lock, as a save.
+    ///
+    /// # Errors
+    /// When the index cannot be read or written.
+    pub fn unfile_gone(&self, id: &GameId, due: &Due) -> Result<(), StoreError> {
+        let index = self.index_dir();
+        let named = due.idle.iter().filter(|(of, _)| of == id).map(|(_, e)| e);
+        for entry in self.hints(id)?.iter().chain(named) {
+            remove_entry(&index.join(entry))?;
+        }
+        remove_entry(&index.join("pending").join(id.as_str()))?;
+        remove_entry(&self.hints_path(id))
+    }
+
     /// Files `record` around `write` (see [`Store::file_game`]): the
     /// entries it is filed under.
     fn file(

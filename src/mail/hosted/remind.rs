@@ -139,7 +139,10 @@ impl HostedReferee {
     ) -> Result<Option<Skip>, DeliveryError> {
         let (lock, record) = self.lock_game(id)?;
         let Some(record) = record else {
-            return Ok(Some(Skip::NotPlaying)); // gone: the index was stale
+            // Gone: the index was stale. Taken away, so it is not looked
+            // at again.
+            self.store.unfile_gone(id, due)?;
+            return Ok(Some(Skip::NotPlaying));
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, id, e))?;
         let mut game = Transaction::new(&self.store, lock, hosted);
