@@ -11,6 +11,11 @@ use mancala::solve::{analyze, Budget, Solution, Solver, Tables};
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
 
+/// Where the tables of `rules` are in `dir`: `RULESET.tables`.
+fn file_in(dir: &Path, rules: &Rules) -> std::path::PathBuf {
+    dir.join(format!("{}.tables", Tables::game_name(rules)))
+}
+
 /// The tables of `rules`: `RULESET.tables` in `dir` when there is one, else
 /// the built-in ones; `None` when neither has them. A `dir` that is not a
 /// folder, or a file that cannot be read, is an error.
@@ -23,7 +28,7 @@ fn find(dir: Option<&Path>, rules: &Rules) -> Result<Option<Tables>, Failure> {
                 message: format!("--tables {}: no such folder", dir.display()),
             });
         }
-        let path = dir.join(format!("{name}.tables"));
+        let path = file_in(dir, rules);
         match std::fs::File::open(&path) {
             Ok(mut file) => {
                 return Tables::read(rules, &mut file)
@@ -167,7 +172,7 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
         memory: memory.map_or_else(available_memory, |mb| mb.saturating_mul(1 << 20)),
     };
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir.display(), &e))?;
-    let path = dir.join(format!("{game}.tables"));
+    let path = file_in(dir, &rules);
     // Tables already built to fewer stones, in the folder or built in, are
     // extended, not built again. (A file that cannot be read is built anew
     // over.)
@@ -217,7 +222,7 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
 pub fn check_tables(rules: Rules, dir: Option<&Path>) -> CliResult {
     let game = Tables::game_name(&rules);
     let file = dir
-        .map(|dir| dir.join(format!("{game}.tables")))
+        .map(|dir| file_in(dir, &rules))
         .filter(|file| file.exists());
     let what = match &file {
         Some(file) => file.display().to_string(),

@@ -161,9 +161,8 @@ impl Store {
                 .ledger
                 .pending()
                 .next()
-                .map(|_| format!("pending/{id}"));
-            for entry in entries.iter().chain(&owes) {
-                let path = index.join(entry);
+                .map(|_| self.pending_path(&id));
+            for path in entries.iter().map(|e| index.join(e)).chain(owes) {
                 make_entry(&path)?;
                 touched.insert(folder_of(&path));
             }
@@ -226,7 +225,7 @@ impl Store {
         for entry in self.hints(id)?.iter().chain(named) {
             remove_entry(&index.join(entry))?;
         }
-        remove_entry(&index.join("pending").join(id.as_str()))?;
+        remove_entry(&self.pending_path(id))?;
         remove_entry(&self.hints_path(id))
     }
 
@@ -257,9 +256,9 @@ impl Store {
             hinted.extend(new.iter().cloned());
             self.write_hints(&record.id, &hinted)?;
         }
-        // Named by the id alone, so never among the hints: made before the
-        // rename when replies are owed, taken away after it when none are.
-        let pending = index.join("pending").join(record.id.as_str());
+        // Made before the rename when replies are owed, taken away after it
+        // when none are.
+        let pending = self.pending_path(&record.id);
         let owes = record.ledger.pending().next().is_some();
         if owes {
             make_entry(&pending)?;
@@ -297,6 +296,12 @@ impl Store {
             self.count_rating(record)?;
         }
         Ok(new)
+    }
+
+    /// The entry of a game that owes replies: named by its id alone, so
+    /// never among its hints.
+    fn pending_path(&self, id: &GameId) -> PathBuf {
+        self.index_dir().join("pending").join(id.as_str())
     }
 
     fn hints_path(&self, id: &GameId) -> PathBuf {
