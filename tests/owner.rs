@@ -422,6 +422,44 @@ fn a_stranger_is_answered_at_most_three_times_a_day() {
     );
 }
 
+/// The day's count of answers to strangers unreadable (here a folder in
+/// its place, which stops root too): the filter exits 75 before writing a
+/// byte, so procmail keeps the mail for a retry, and nobody is mailed.
+#[test]
+fn an_unreadable_count_of_answers_keeps_the_mail_with_exit_75() {
+    let bill = Mailbox::new("owner-answers");
+    let folder = bill.config().join("mancala-referee");
+    std::fs::create_dir_all(folder.join("answers")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(["mail", "--owner", BILL, "--filter", "--send"])
+        .arg(format!("dir:{}", bill.dir.join("out").display()))
+        .env("XDG_CONFIG_HOME", bill.config())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(first_reply().as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let log = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(75), "{log}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing passed through before the retry"
+    );
+    assert!(
+        log.contains("answers") && log.contains("the mail is kept"),
+        "{log}"
+    );
+    assert!(!bill.dir.join("out").exists(), "no mail sent");
+}
+
 #[test]
 fn generated_mails_leave_the_filter_as_they_came() {
     let mut bill = Mailbox::new("owner-fuzz");

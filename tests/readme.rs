@@ -140,3 +140,62 @@ fn the_readmes_five_mails_are_what_the_referee_sends() {
         );
     }
 }
+
+/// The README's first command, `mancala mail < tests/mail/examples/broadcast-reply.eml`,
+/// on the defaults a newcomer has (no MANCALA_* variable, a home of their own): it
+/// keeps the game in the default store and prints the two replies as mbox, with the
+/// log line the README shows.
+#[test]
+fn the_readmes_first_command_referees_the_example_mail_on_defaults() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    assert!(
+        readme.contains("-- mail < tests/mail/examples/broadcast-reply.eml"),
+        "README's first command"
+    );
+    let home = temp_dir("readme-home");
+    let mail = std::fs::read(repo("tests/mail/examples/broadcast-reply.eml")).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mancala"));
+    command
+        .arg("mail")
+        .env("HOME", &*home)
+        .env_remove("XDG_DATA_HOME");
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MANCALA_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &mail).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let mbox = common::stdout(&output);
+    let messages: Vec<&str> = mbox.split("\nFrom ").collect();
+    assert!(mbox.starts_with("From "), "mbox on stdout:\n{mbox}");
+    assert_eq!(messages.len(), 2, "two replies:\n{mbox}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("To: Bill <bill@players.example>")),
+        "Bill's invitation:\n{mbox}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("To: Yourname <you@players.example>")),
+        "the word to the sender:\n{mbox}"
+    );
+    let log = stderr(&output);
+    assert!(
+        log.trim_end()
+            .ends_with("invitation sent by you@players.example"),
+        "the README's log line, got {log}"
+    );
+    let store = home.join(".local/share/mancala-referee");
+    assert!(store.is_dir(), "the default store was made");
+}

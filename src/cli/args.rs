@@ -17,7 +17,7 @@ use mancala::opponent::Opponent;
         A game lives in its sheet: the board grid and numbered move log that players cut and paste. \
         Start one with `mancala new`, play moves with `mancala move`, check one with `mancala show`.",
     after_help = "Pits are letters from each player's own left, in sowing order (a, b, c, ...); digits 1, 2, 3, ... mean the same.\n\
-        Exit status: 0 done, 2 usage error, 65 bad sheet or illegal move, 66 file not found, 74 I/O error."
+        Exit status: 0 done, 2 usage error, 65 bad sheet or illegal move, 66 file not found, 70 a bug, 74 I/O error, 75 try again later (a mail is kept)."
 )]
 pub struct Args {
     #[command(subcommand)]

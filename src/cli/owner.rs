@@ -75,7 +75,7 @@ fn answer_for_owner(
     };
     if let Some(stranger) = &answer.stranger {
         let digest = keys.secrets.address_digest(stranger);
-        if !count_answer(&folder.join("answers"), &digest)? {
+        if !count_answer(&folder.join("answers"), &digest).map_err(kept)? {
             log(&format!(
                 "- not answered: {stranger} has had {STRANGER_ANSWERS} answers today"
             ));
@@ -86,7 +86,8 @@ fn answer_for_owner(
         write_atomically(
             &keyed,
             "keys were handed out from the key beside this file\n",
-        )?;
+        )
+        .map_err(kept)?;
     }
     let postbox = Postbox {
         transport: send,
@@ -100,6 +101,15 @@ fn answer_for_owner(
         .map_err(|e| tempfail(&e))?;
     log_report(&report);
     Ok(())
+}
+
+/// A file of the owner's folder that cannot be read or written now (a
+/// full disk, a folder made read-only) may be mended: the mail is kept.
+fn kept(failure: Failure) -> Failure {
+    Failure {
+        code: super::exit::TEMPFAIL,
+        message: format!("{}; the mail is kept: try again later", failure.message),
+    }
 }
 
 /// Answers a day to an address that holds no seat in the owner's games.

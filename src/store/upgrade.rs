@@ -1,6 +1,6 @@
 //! Game files of format 1 (the first hosted referee's, which kept strings
-//! and whole Message-IDs) read as format 2, so that games under way go on
-//! after an upgrade. The file is rewritten in format 2 by the next save.
+//! and whole Message-IDs) read as the current format, so that games under way go on
+//! after an upgrade. The file is rewritten in the current format by the next save.
 
 use serde::Deserialize;
 

@@ -42,12 +42,12 @@
 #   would not see SENDER, RECIPIENT, EXTENSION, ...; -t: when procmail cannot deliver, it
 #   exits 75 and Postfix keeps the mail to try again later instead of bouncing it.) It runs as
 #   user mcr-referee, in its home, with umask 077. ~mcr-referee/.procmailrc is the recipe
-#   below, but with this run's DIR/bin first in PATH and its port in SEND:
+#   below, but with this run's DIR/bin first in PATH and SMTP to its own Postfix in SEND:
 #
 #       SHELL=/bin/sh
 #       PATH=/usr/local/bin:/usr/bin:/bin
-#       # The referee mails its replies to the local Postfix over SMTP
-#       SEND=smtp://127.0.0.1:25
+#       # The referee hands its replies to the local Postfix (its sendmail command)
+#       SEND=sendmail
 #       # The working directory of procmail and of the referee
 #       MAILDIR=$HOME
 #       DEFAULT=$HOME/Maildir/
@@ -327,11 +327,11 @@ rh=$dir/home/$ru
 install -d -o "$ru" -g "$ru" -m 700 "$rh/Maildir/.ignored" "$rh/Maildir/.ignored"/{cur,new,tmp}
 printf '%s\n' '"|/usr/bin/procmail -p -t"' >"$rh/.forward"
 # The recipe is the part of the comment above from SHELL= to the last recipe, with this
-# run's binary first in PATH and its port in SEND.
+# run's binary first in PATH and its Postfix's port in SEND.
 {
     echo "# written by tests/e2e/mail-stack.sh"
     sed -n '/^#       SHELL=/,/^#       { EXITCODE=75 HOST }/s/^# \{0,7\}//p' "${BASH_SOURCE[0]}" |
-        sed -e "s|^PATH=/usr/local/bin:|PATH=$dir/bin:|" -e "s|^SEND=smtp://127\.0\.0\.1:25\$|SEND=smtp://127.0.0.1:$port|"
+        sed -e "s|^PATH=/usr/local/bin:|PATH=$dir/bin:|" -e "s|^SEND=sendmail\$|SEND=smtp://127.0.0.1:$port|"
 } >"$rh/.procmailrc"
 for want in "^PATH=$dir/bin:" "^SEND=smtp://127\.0\.0\.1:$port\$" '^| mancala mail --send \$SEND' '^{ EXITCODE=75 HOST }$'; do
     grep -q "$want" "$rh/.procmailrc" || die "could not extract the procmail recipe (no '$want')"
