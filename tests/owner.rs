@@ -108,6 +108,23 @@ impl Mailbox {
         self.sent()
     }
 
+    /// The filter run on one mail it may fail on: what it wrote and its
+    /// exit, whatever they are.
+    fn filter_output(&self, mail: &[u8]) -> std::process::Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .args(["mail", "--owner", BILL, "--filter", "--send"])
+            .arg(format!("dir:{}", self.dir.join("out").display()))
+            .env("XDG_CONFIG_HOME", self.config())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the mancala binary runs");
+        // The filter may stop reading early: it fails before the end.
+        let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), mail);
+        child.wait_with_output().unwrap()
+    }
+
     fn sent(&mut self) -> Vec<Sent> {
         let out = self.dir.join("out");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&out)
@@ -230,20 +247,7 @@ fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
     }
     std::fs::remove_file(&key).unwrap();
     let mail = reply(YOU, &you, "move a", "lost");
-    let out = Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(["mail", "--owner", BILL, "--filter", "--send"])
-        .arg(format!("dir:{}", bill.dir.join("out").display()))
-        .env("XDG_CONFIG_HOME", bill.config())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(mail.as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let out = bill.filter_output(mail.as_bytes());
     assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
     assert!(
         common::stderr(&out).contains("key"),
@@ -430,23 +434,7 @@ fn an_unreadable_count_of_answers_keeps_the_mail_with_exit_75() {
     let bill = Mailbox::new("owner-answers");
     let folder = bill.config().join("mancala-referee");
     std::fs::create_dir_all(folder.join("answers")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(["mail", "--owner", BILL, "--filter", "--send"])
-        .arg(format!("dir:{}", bill.dir.join("out").display()))
-        .env("XDG_CONFIG_HOME", bill.config())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(first_reply().as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let out = bill.filter_output(first_reply().as_bytes());
     let log = common::stderr(&out);
     assert_eq!(out.status.code(), Some(75), "{log}");
     assert!(
