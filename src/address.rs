@@ -10,11 +10,24 @@ pub fn mailbox_key(address: &str) -> String {
     match address.rsplit_once('@') {
         Some((local, domain)) => {
             let local = local.split('+').next().unwrap_or(local);
-            let domain = idna::domain_to_ascii(domain).unwrap_or_else(|_| domain.to_string());
-            format!("{local}@{domain}")
+            format!("{local}@{}", ascii_domain(domain))
         }
         None => address,
     }
+}
+
+/// The address as every mail server takes it: its domain in ASCII (the
+/// A-label, `bob@xn--bcher-kva.example`), the local part as written. A
+/// server without SMTPUTF8 refuses a domain in Unicode.
+pub fn with_ascii_domain(address: &str) -> String {
+    match address.rsplit_once('@') {
+        Some((local, domain)) => format!("{local}@{}", ascii_domain(domain)),
+        None => address.to_string(),
+    }
+}
+
+fn ascii_domain(domain: &str) -> String {
+    idna::domain_to_ascii(domain).unwrap_or_else(|_| domain.to_string())
 }
 
 #[cfg(test)]

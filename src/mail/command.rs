@@ -216,9 +216,17 @@ fn opponent_of(words: &[&str]) -> Option<Opponent> {
     let address = words[address_at]
         .trim_matches(['<', '>', ',', ';'])
         .to_string();
-    let valid = address.split_once('@').is_some_and(|(local, domain)| {
-        !local.is_empty() && domain.contains('.') || domain == "localhost"
-    }) && !address.contains(['<', '>', '"', '(', ')', ',']);
+    // What the mail system can send to, and no more: a control character,
+    // an over-long part or an IP literal is refused here, with the way to
+    // write an invitation, not after the inviter has been told it went.
+    let sendable = crate::address::with_ascii_domain(&address)
+        .parse::<lettre::Address>()
+        .is_ok();
+    let valid = sendable
+        && address.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') || domain == "localhost"
+        })
+        && !address.contains(['<', '>', '"', '(', ')', ',', '[']);
     if !valid || address_at + 1 != words.len() {
         return None;
     }
@@ -233,6 +241,23 @@ fn opponent_of(words: &[&str]) -> Option<Opponent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_invitee_the_mail_system_cannot_reach_is_no_opponent() {
+        let long_local = format!("{}@players.example", "b".repeat(300));
+        let long_label = format!("bob@{}.example", "d".repeat(70));
+        for address in [
+            "bob\0@players.example",
+            long_local.as_str(),
+            long_label.as_str(),
+            "bob@[127.0.0.1]",
+        ] {
+            assert_eq!(opponent_of(&["Bob", address]), None, "{address:?}");
+        }
+        for address in ["bob@players.example", "bob@bücher.example", "bob@localhost"] {
+            assert!(opponent_of(&["Bob", address]).is_some(), "{address}");
+        }
+    }
 
     #[test]
     fn commands_are_whole_lines() {

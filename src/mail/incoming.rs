@@ -127,29 +127,41 @@ fn split_mbox_line(raw: &[u8]) -> (Option<String>, &[u8]) {
     (sender, &raw[end..])
 }
 
-/// The text the player wrote and quoted: the first text/plain body (with
-/// `format=flowed` undone), else the HTML body made text.
+/// The text the player wrote and quoted: the text/plain bodies, in order
+/// (a mail client puts an inline image between two of them, the words
+/// after it as much the player's), with `format=flowed` undone; else the
+/// HTML body made text.
 fn body_text(message: &Message) -> String {
     let parts: Vec<_> = message.text_bodies().collect();
-    if let Some(part) = parts.iter().find(|p| !p.is_text_html()) {
-        let body = contents(part);
-        let content_type = part.content_type();
-        let flowed = content_type
-            .and_then(|c| c.attribute("format"))
-            .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
-        if flowed {
-            let delsp = content_type
-                .and_then(|c| c.attribute("delsp"))
-                .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
-            return text::unflow(body, delsp);
-        }
-        return body.replace("\r\n", "\n");
+    let plain: Vec<String> = parts
+        .iter()
+        .filter(|p| !p.is_text_html() && p.text_contents().is_some())
+        .map(|p| plain_text(p))
+        .collect();
+    if !plain.is_empty() {
+        return plain.join("\n");
     }
     // mail-parser's own HTML-to-text squeezes <pre> blanks: read the HTML here.
     if let Some(part) = message.html_bodies().next().or(parts.first().copied()) {
         return text::html_to_text(contents(part));
     }
     String::new()
+}
+
+/// A text/plain part's lines, `format=flowed` undone.
+fn plain_text(part: &MessagePart) -> String {
+    let body = contents(part);
+    let content_type = part.content_type();
+    let flowed = content_type
+        .and_then(|c| c.attribute("format"))
+        .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
+    if flowed {
+        let delsp = content_type
+            .and_then(|c| c.attribute("delsp"))
+            .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+        return text::unflow(body, delsp);
+    }
+    body.replace("\r\n", "\n")
 }
 
 /// A text part's decoded contents, without the leading byte-order mark
@@ -219,6 +231,29 @@ mod tests {
                 "{content_type}"
             );
         }
+    }
+
+    /// Apple Mail's way with a picture pasted among the words: text, an
+    /// inline image, more text, in one multipart/mixed. The move after the
+    /// image is the player's too; the text of an alternative is read once.
+    #[test]
+    fn every_inline_text_part_is_read_in_order_around_an_inline_image() {
+        let raw = "From: alice@players.example\nMIME-Version: 1.0\n\
+            Content-Type: multipart/mixed; boundary=\"A\"\n\n\
+            --A\nContent-Type: text/plain\n\nHere is my board:\n\n\
+            --A\nContent-Disposition: inline; filename=board.png\n\
+            Content-Type: image/png\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n\n\
+            --A\nContent-Type: text/plain\n\nmove c\n\n--A--\n";
+        let text = Incoming::parse(raw.as_bytes()).text;
+        let (before, after) = (text.find("Here is"), text.find("move c"));
+        assert!(before.is_some() && after > before, "{text:?}");
+
+        let alternative = "From: alice@players.example\nMIME-Version: 1.0\n\
+            Content-Type: multipart/alternative; boundary=\"B\"\n\n\
+            --B\nContent-Type: text/plain\n\nmove c\n\n\
+            --B\nContent-Type: text/html\n\n<p>move c</p>\n\n--B--\n";
+        let text = Incoming::parse(alternative.as_bytes()).text;
+        assert_eq!(text.matches("move c").count(), 1, "{text:?}");
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn angle(id: &str) -> String {
 }
 
 fn mailbox(name: Option<&str>, address: &str) -> Result<LettreMailbox, SendError> {
-    let address = address
+    let address = crate::address::with_ascii_domain(address)
         .parse()
         .map_err(|e| permanent(format!("'{address}' is not an address: {e}")))?;
     // lettre panics on a line break in a display name: a player's name is
@@ -182,14 +182,21 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
 /// base64.
 fn body(text: &str) -> Body {
     // lettre turns bare LF into CRLF slowly (an insert a line): give it CRLF.
+    // A player's words quoted back may hold a NUL or a bare CR, which no
+    // mail body may: control characters but the tab are left out.
+    let kept = |line: &str| -> String {
+        line.chars()
+            .filter(|&c| c == '\t' || !c.is_control())
+            .collect()
+    };
     let mut crlf = String::with_capacity(text.len() + text.len() / 16);
     for line in text.split_inclusive('\n') {
         match line.strip_suffix('\n') {
             Some(line) => {
-                crlf.push_str(line.trim_end_matches('\r'));
+                crlf.push_str(&kept(line));
                 crlf.push_str("\r\n");
             }
-            None => crlf.push_str(line),
+            None => crlf.push_str(&kept(line)),
         }
     }
     // `Body::new` alone never picks 8bit for UTF-8; this asks lettre
@@ -529,5 +536,44 @@ mod tests {
         assert!(!text.contains("\nBcc:"), "{text}");
         assert!(text.contains("\n>From the start\n"), "{text}");
         assert!(!text.contains("format=flowed"));
+    }
+
+    #[test]
+    fn no_control_character_but_the_tab_reaches_a_body() {
+        let body = body("move\0 c\rx\x1b[31m\tend\r\n");
+        assert_eq!(
+            String::from_utf8_lossy(body.as_ref()),
+            "move cx[31m\tend\r\n"
+        );
+    }
+
+    /// A server without SMTPUTF8 refuses a domain in Unicode: the envelope
+    /// and the header both carry its ASCII form.
+    #[test]
+    fn an_international_domain_goes_out_in_ascii() {
+        let referee = Identity::new("referee@referee.example");
+        let to = Mailbox {
+            name: Some("Bob".into()),
+            address: "bob@bücher.example".into(),
+        };
+        let out = Outgoing::notice(
+            "k7q2mx.1.north@referee.example".into(),
+            to,
+            "Wari".into(),
+            "Your move.\n".into(),
+        );
+        let message = build(&referee, &out, UNIX_EPOCH).unwrap();
+        let recipients: Vec<String> = message
+            .envelope()
+            .to()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(recipients, ["bob@xn--bcher-kva.example"]);
+        let text = String::from_utf8(message.formatted()).unwrap();
+        assert!(
+            text.contains("To: Bob <bob@xn--bcher-kva.example>"),
+            "{text}"
+        );
     }
 }
