@@ -495,21 +495,26 @@ mod tests {
         assert_eq!(timestamp(t), "2026-11-30T09:05:00Z");
     }
 
+    /// A notice of game k7q2mx to `name <address>`.
+    fn notice_to(name: &str, address: &str, body: &str) -> Outgoing {
+        let to = Mailbox {
+            name: Some(name.into()),
+            address: address.into(),
+        };
+        let id = "k7q2mx.3.north@referee.example".into();
+        Outgoing::notice(id, to, "Re: Wari".into(), body.into())
+    }
+
     #[test]
     fn built_replies_thread_mark_themselves_and_cannot_be_injected() {
         let referee = Identity::new("referee@referee.example");
-        let to = Mailbox {
-            name: Some("Bob\r\nBcc: evil@example.org".into()),
-            address: "bob@players.example".into(),
-        };
         let out = Outgoing {
             in_reply_to: Some("b1@players.example".into()),
             references: vec!["g1@referee.example".into(), "b1@players.example".into()],
-            ..Outgoing::notice(
-                "k7q2mx.3.north@referee.example".into(),
-                to,
-                "Re: Wari".into(),
-                "Bob played c.\nFrom the start\n".into(),
+            ..notice_to(
+                "Bob\r\nBcc: evil@example.org",
+                "bob@players.example",
+                "Bob played c.\nFrom the start\n",
             )
         };
         let message = build(
@@ -552,16 +557,7 @@ mod tests {
     #[test]
     fn an_international_domain_goes_out_in_ascii() {
         let referee = Identity::new("referee@referee.example");
-        let to = Mailbox {
-            name: Some("Bob".into()),
-            address: "bob@bücher.example".into(),
-        };
-        let out = Outgoing::notice(
-            "k7q2mx.1.north@referee.example".into(),
-            to,
-            "Wari".into(),
-            "Your move.\n".into(),
-        );
+        let out = notice_to("Bob", "bob@bücher.example", "Your move.\n");
         let message = build(&referee, &out, UNIX_EPOCH).unwrap();
         let recipients: Vec<String> = message
             .envelope()
