@@ -216,9 +216,10 @@ fn opponent_of(words: &[&str]) -> Option<Opponent> {
     let address = words[address_at]
         .trim_matches(['<', '>', ',', ';'])
         .to_string();
-    // What the mail system can send to, and no more: a control character,
-    // an over-long part or an IP literal is refused here, with the way to
-    // write an invitation, not after the inviter has been told it went.
+    // What the mail system can send to, and no more: a control character
+    // or an over-long part (lettre's parse) or an IP literal (the `[`,
+    // which lettre takes and few servers route) is refused here, with the
+    // way to write an invitation, not after the inviter was told it went.
     let sendable = crate::address::with_ascii_domain(&address)
         .parse::<lettre::Address>()
         .is_ok();

@@ -184,19 +184,15 @@ fn body(text: &str) -> Body {
     // lettre turns bare LF into CRLF slowly (an insert a line): give it CRLF.
     // A player's words quoted back may hold a NUL or a bare CR, which no
     // mail body may: control characters but the tab are left out.
-    let kept = |line: &str| -> String {
-        line.chars()
-            .filter(|&c| c == '\t' || !c.is_control())
-            .collect()
-    };
     let mut crlf = String::with_capacity(text.len() + text.len() / 16);
     for line in text.split_inclusive('\n') {
-        match line.strip_suffix('\n') {
-            Some(line) => {
-                crlf.push_str(&kept(line));
-                crlf.push_str("\r\n");
-            }
-            None => crlf.push_str(&kept(line)),
+        let (line, ends) = match line.strip_suffix('\n') {
+            Some(line) => (line, true),
+            None => (line, false),
+        };
+        crlf.extend(line.chars().filter(|&c| c == '\t' || !c.is_control()));
+        if ends {
+            crlf.push_str("\r\n");
         }
     }
     // `Body::new` alone never picks 8bit for UTF-8; this asks lettre
