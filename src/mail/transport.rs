@@ -190,7 +190,16 @@ fn body(text: &str) -> Body {
             Some(line) => (line, true),
             None => (line, false),
         };
-        crlf.extend(line.chars().filter(|&c| c == '\t' || !c.is_control()));
+        // Most lines hold no control character: copied whole, not by char.
+        // (0xC2 leads the C1 controls, and other Latin-1 letters.)
+        if line
+            .bytes()
+            .any(|b| b < 0x20 && b != b'\t' || b == 0x7f || b == 0xc2)
+        {
+            crlf.extend(line.chars().filter(|&c| c == '\t' || !c.is_control()));
+        } else {
+            crlf.push_str(line);
+        }
         if ends {
             crlf.push_str("\r\n");
         }
@@ -541,10 +550,10 @@ mod tests {
 
     #[test]
     fn no_control_character_but_the_tab_reaches_a_body() {
-        let body = body("move\0 c\rx\x1b[31m\tend\r\n");
+        let body = body("move\0 c\rx\x1b[31m\tend\r\nNEL\u{85} 10°\nclean é\n");
         assert_eq!(
             String::from_utf8_lossy(body.as_ref()),
-            "move cx[31m\tend\r\n"
+            "move cx[31m\tend\r\nNEL 10°\r\nclean é\r\n"
         );
     }
 
