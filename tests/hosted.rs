@@ -1666,3 +1666,24 @@ fn a_free_turn_is_told_whenever_it_happens() {
     }
     panic!("the computer never sowed twice in a turn");
 }
+
+#[test]
+fn an_offer_made_before_the_same_mails_resignation_is_not_told_as_standing() {
+    let world = World::new("offer-then-resign");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "offer draw\nresign", "or1@x"));
+    for mail in &out {
+        assert!(
+            mail.subject
+                .contains("game over: Bob wins (Alice resigned)"),
+            "{}",
+            mail.subject
+        );
+        assert!(!mail.body.contains("may answer accept"), "{}", mail.body);
+    }
+    let alices = to(&out, ALICE).body;
+    assert!(
+        alices.contains("You resigned.") && alices.contains("Not done: the game is over"),
+        "{alices}"
+    );
+}

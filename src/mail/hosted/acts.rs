@@ -85,6 +85,15 @@ impl Scene<'_> {
                 Err(refusal) => refused.push(refusal),
             }
         }
+        // An offer made before the mail's own resignation (or a move that
+        // ends the game) lapsed with the game: told as not done.
+        if self.game.game().is_over() {
+            let before = events.len();
+            events.retain(|e| !matches!(e, Event::Offered { .. }));
+            if events.len() < before {
+                refused.push(self.refusal(GameRefusal::GameOver));
+            }
+        }
         let follows = moved || !events.is_empty();
         if !conditions.is_empty() {
             match self.game.keep_conditions(side, &conditions) {
