@@ -8,7 +8,7 @@ use std::path::Path;
 
 use mancala::engine::{Side, SplitMix64};
 use mancala::mail::delivery::{DeliveryError, Failure, Report};
-use mancala::mail::hosted::{HostedReferee, Reminder};
+use mancala::mail::hosted::{HostedReferee, Reminder, Reminders};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
@@ -294,7 +294,7 @@ fn a_thousand_forged_challenges_send_the_victim_at_most_three_mails() {
     assert!(to_senders.values().all(|&n| n <= 3), "{to_senders:?}");
     // Nobody who never accepted is ever reminded or forfeited.
     let far = mancala::store::now() + 365 * 86_400;
-    let (done, problems) = world
+    let Reminders { done, problems, .. } = world
         .referee
         .remind(far, 7 * 86_400, 21 * 86_400, &world.postman)
         .unwrap();
@@ -437,7 +437,7 @@ fn a_forged_inviter_gets_at_most_three_mails_a_day_whatever_the_invitees_do() {
         "{to_victim} mails to an address that never wrote"
     );
     let far = mancala::store::now() + 30 * 86_400;
-    let (_, _) = world
+    world
         .referee
         .remind(far, 86_400, 2 * 86_400, &world.postman)
         .unwrap();
@@ -1022,7 +1022,7 @@ fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
     record.last_activity = now - 8 * 86_400;
     store.save_game(&record).unwrap();
     world.postman.fail(ALICE, Failure::Transient);
-    let (done, problems) = world
+    let Reminders { done, problems, .. } = world
         .referee
         .remind(now, 7 * 86_400, 21 * 86_400, &world.postman)
         .unwrap();
@@ -1032,7 +1032,7 @@ fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
     );
     assert_eq!(problems.len(), 1, "the failed send is reported");
     world.postman.heal();
-    let (done, _) = world
+    let Reminders { done, .. } = world
         .referee
         .remind(now + 60, 7 * 86_400, 21 * 86_400, &world.postman)
         .unwrap();
@@ -1042,7 +1042,7 @@ fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
     );
     let sent = world.postman.take();
     assert!(sent[0].body.contains("a reminder"), "{}", sent[0].body);
-    let (done, _) = world
+    let Reminders { done, .. } = world
         .referee
         .remind(now + 120, 7 * 86_400, 21 * 86_400, &world.postman)
         .unwrap();
@@ -1050,7 +1050,7 @@ fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
     let mut record = world.the_game();
     record.last_activity = now - 22 * 86_400;
     store.save_game(&record).unwrap();
-    let (done, _) = world
+    let Reminders { done, .. } = world
         .referee
         .remind(now, 7 * 86_400, 21 * 86_400, &world.postman)
         .unwrap();

@@ -313,8 +313,8 @@ fn small_kalah_boards_solve_to_the_published_values() {
                 .and_then(|r| r.with_pits(m))
                 .and_then(|r| r.with_variant("empty-capture"))
                 .unwrap();
-            let solution =
-                mancala::solve::solve(&Position::start(rules, Side::South), None, 1 << 32);
+            let solution = mancala::solve::Solver::new(None, 1 << 32)
+                .solve(&Position::start(rules, Side::South));
             assert!(solution.exact, "Kalah({m},{n})");
             let letter = match solution.value.signum() {
                 1 => 'W',

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use mancala::address::mailbox_key;
 use mancala::engine::{Ruleset, Side, SplitMix64};
 use mancala::mail::delivery::DeliveryError;
-use mancala::mail::hosted::HostedReferee;
+use mancala::mail::hosted::{HostedReferee, Reminders};
 use mancala::mail::letter::Letter;
 use mancala::mail::Referee;
 use mancala::store::ratings::Rating;
@@ -385,7 +385,7 @@ fn a_store_without_an_index_gets_it_built_once_on_first_use() {
 /// each in words (it must meet no problem).
 fn remind_at(dir: &Path, now: u64, nudge: u64, forfeit: u64) -> Vec<String> {
     let referee = HostedReferee::new(REFEREE, Store::open(dir).unwrap());
-    let (done, problems) = referee
+    let Reminders { done, problems, .. } = referee
         .remind(now, nudge, forfeit, &Stub::default())
         .unwrap();
     assert!(problems.is_empty(), "{problems:?}");

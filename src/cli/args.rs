@@ -134,9 +134,9 @@ pub enum Command {
         #[command(flatten)]
         start: StartArgs,
         /// The side you play
-        #[arg(long = "as", default_value = "south", value_parser = parse_side)]
+        #[arg(long = "as", default_value = "south")]
         side: Side,
-        #[arg(long, value_parser = parse_opponent, help = opponent_help())]
+        #[arg(long, help = opponent_help())]
         opponent: Option<Opponent>,
         /// Write the game's sheet here when it ends
         #[arg(long)]
@@ -146,7 +146,7 @@ pub enum Command {
     Hint {
         /// The sheet, or - for standard input
         file: PathBuf,
-        #[arg(long, value_parser = parse_opponent, help = hint_opponent_help())]
+        #[arg(long, help = hint_opponent_help())]
         opponent: Option<Opponent>,
         /// Print {"move": ..., "eval": ..., "depth": ...}
         #[arg(long)]
@@ -199,10 +199,8 @@ pub enum Command {
         #[command(flatten)]
         rules: RulesArgs,
         /// The first opponent (results are its wins, draws, losses)
-        #[arg(value_parser = parse_opponent)]
         a: Opponent,
         /// The second opponent
-        #[arg(value_parser = parse_opponent)]
         b: Opponent,
         /// How many games
         #[arg(long, default_value_t = 100)]
@@ -269,7 +267,7 @@ pub struct StartArgs {
     #[command(flatten)]
     pub rules: RulesArgs,
     /// Who sows first (with --position: who is to move)
-    #[arg(long, default_value = "south", value_parser = parse_side)]
+    #[arg(long, default_value = "south")]
     pub first: Side,
     /// Start from this position: "SOUTH / NORTH", each row's pits from its owner's a, as in
     /// "1 0 0 0 1 1 / 0 0 1 0 0 0"
@@ -446,15 +444,6 @@ pub fn show_duration(seconds: u64) -> String {
         s if s % 60 == 0 => format!("{}m", s / 60),
         s => format!("{s}s"),
     }
-}
-
-fn parse_opponent(text: &str) -> Result<Opponent, String> {
-    text.parse()
-}
-
-fn parse_side(text: &str) -> Result<Side, String> {
-    text.parse()
-        .map_err(|e: mancala::engine::ParsePitError| e.to_string())
 }
 
 #[cfg(test)]

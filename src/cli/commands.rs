@@ -199,10 +199,9 @@ fn maildir_run(dir: &Path, referee: RefereeArgs) -> CliResult {
         let unread = run.skipped.iter().filter(|(_, why)| why.is_a_message());
         match run.kept.len() + unread.count() {
             0 => Ok(()),
-            n => Err(Failure {
-                code: super::exit::TEMPFAIL,
-                message: format!("{n} message(s) stay in new/ for the next run"),
-            }),
+            n => Err(Failure::tempfail(format!(
+                "{n} message(s) stay in new/ for the next run"
+            ))),
         }
     })
 }
@@ -356,13 +355,12 @@ fn with_referee(
 /// `>/dev/null` of one's own throws the replies away on purpose: allowed.)
 fn kept_by(send: &Transport) -> CliResult {
     if *send == Transport::Stdout && stdout_was_closed() {
-        return Err(Failure {
-            code: super::exit::TEMPFAIL,
-            message: "--send stdout, but standard output is closed: the replies would be \
+        return Err(Failure::tempfail(
+            "--send stdout, but standard output is closed: the replies would be \
                       lost, so nothing is done; send them elsewhere (--send dir:PATH, \
                       sendmail, smtp://...)"
                 .to_string(),
-        });
+        ));
     }
     Ok(())
 }
@@ -416,10 +414,7 @@ pub(super) fn tempfail(error: &DeliveryError) -> Failure {
     };
     // As every line of the referee's log: the time, then the game (unknown here).
     let now = mancala::mail::transport::timestamp(std::time::SystemTime::now());
-    Failure {
-        code: super::exit::TEMPFAIL,
-        message: format!("{now} - {error}; {then}"),
-    }
+    Failure::tempfail(format!("{now} - {error}; {then}"))
 }
 
 fn open_store_or_default(dir: Option<std::path::PathBuf>) -> Result<Store, Failure> {
@@ -626,7 +621,7 @@ fn remind(
         identity: referee.identity.clone(),
     };
     let run = referee
-        .clock(mancala::store::now(), nudge, forfeit, &postbox)
+        .remind(mancala::store::now(), nudge, forfeit, &postbox)
         .map_err(|e| tempfail(&e))?;
     for what in &run.done {
         log(&what.to_string());
@@ -656,18 +651,14 @@ fn remind(
     ));
     match run.problems.len() {
         0 => Ok(()),
-        n => Err(Failure {
-            code: super::exit::TEMPFAIL,
-            message: format!("{n} game(s) could not be handled; the next run tries them again"),
-        }),
+        n => Err(Failure::tempfail(format!(
+            "{n} game(s) could not be handled; the next run tries them again"
+        ))),
     }
 }
 
 fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {
-    mancala::store::Store::open(dir).map_err(|e| Failure {
-        code: super::exit::TEMPFAIL,
-        message: e.to_string(),
-    })
+    mancala::store::Store::open(dir).map_err(|e| Failure::tempfail(e.to_string()))
 }
 
 pub(super) fn log(line: &str) {
@@ -685,10 +676,7 @@ pub(super) fn read_up_to(input: &mut impl std::io::Read, max: usize) -> Result<V
         .by_ref()
         .take(max as u64 + 1)
         .read_to_end(&mut raw)
-        .map_err(|e| Failure {
-            code: super::exit::TEMPFAIL,
-            message: format!("standard input: {e}"),
-        })?;
+        .map_err(|e| Failure::tempfail(format!("standard input: {e}")))?;
     Ok(raw)
 }
 
@@ -699,10 +687,8 @@ fn read_capped(max: usize) -> Result<Vec<u8>, Failure> {
     let mut input = stdin.lock();
     let raw = read_up_to(&mut input, max)?;
     if raw.len() > max {
-        std::io::copy(&mut input, &mut std::io::sink()).map_err(|e| Failure {
-            code: super::exit::TEMPFAIL,
-            message: format!("standard input: {e}"),
-        })?;
+        std::io::copy(&mut input, &mut std::io::sink())
+            .map_err(|e| Failure::tempfail(format!("standard input: {e}")))?;
     }
     Ok(raw)
 }

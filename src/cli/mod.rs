@@ -51,6 +51,14 @@ impl Failure {
         }
     }
 
+    /// A failure a retry may mend: an MTA keeps the mail and tries again.
+    pub fn tempfail(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: exit::TEMPFAIL,
+            message: message.to_string(),
+        }
+    }
+
     pub fn io(what: impl std::fmt::Display, error: &io::Error) -> Failure {
         let code = if error.kind() == io::ErrorKind::NotFound {
             exit::NO_INPUT

@@ -58,9 +58,10 @@ fn answer_for_owner(
     let secrets = mancala::store::Secrets::in_folder(&folder, || {
         Ok(keyed.exists() || !letter.keys.is_empty())
     })
-    .map_err(|e| Failure {
-        code: super::exit::TEMPFAIL,
-        message: format!("{e}; the mail is kept: restore the key from its backup"),
+    .map_err(|e| {
+        Failure::tempfail(format!(
+            "{e}; the mail is kept: restore the key from its backup"
+        ))
     })?;
     let keys = OwnerKeys {
         secrets,
@@ -106,10 +107,10 @@ fn answer_for_owner(
 /// A file of the owner's folder that cannot be read or written now (a
 /// full disk, a folder made read-only) may be mended: the mail is kept.
 fn kept(failure: Failure) -> Failure {
-    Failure {
-        code: super::exit::TEMPFAIL,
-        message: format!("{}; the mail is kept: try again later", failure.message),
-    }
+    Failure::tempfail(format!(
+        "{}; the mail is kept: try again later",
+        failure.message
+    ))
 }
 
 /// Answers a day to an address that holds no seat in the owner's games.
@@ -151,10 +152,9 @@ fn owner_folder() -> Result<std::path::PathBuf, Failure> {
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&folder).map_err(|e| Failure {
-        code: super::exit::TEMPFAIL,
-        message: format!("{}: {e}", folder.display()),
-    })?;
+    builder
+        .create(&folder)
+        .map_err(|e| Failure::tempfail(format!("{}: {e}", folder.display())))?;
     Ok(folder)
 }
 
@@ -184,8 +184,5 @@ fn pass_through(read: &[u8], input: &mut impl std::io::Read) -> CliResult {
     out.write_all(read)
         .and_then(|()| std::io::copy(input, &mut out).map(drop))
         .and_then(|()| out.flush())
-        .map_err(|e| Failure {
-            code: super::exit::TEMPFAIL,
-            message: format!("passing the mail through: {e}"),
-        })
+        .map_err(|e| Failure::tempfail(format!("passing the mail through: {e}")))
 }

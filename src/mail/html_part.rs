@@ -45,14 +45,9 @@ impl<'a> Drawn<'a> {
 }
 
 /// A text body as an HTML document: its paragraphs, quotes as blockquotes,
-/// and `sheet`'s text (where the body carries it) as the board's table
-/// followed by the sheet itself in a `<pre>`, so that a reply quoting the
-/// HTML still quotes a sheet the referee can read.
-pub fn html_body(text: &str, sheet: Option<&Sheet>) -> String {
-    html_of(text, sheet.map(Drawn::new).as_ref())
-}
-
-/// [`html_body`] of a sheet already drawn. Its markup comes in lines
+/// and the drawn sheet's text (where the body carries it) as the board's
+/// table followed by the sheet itself in a `<pre>`, so that a reply quoting
+/// the HTML still quotes a sheet the referee can read. Its markup comes in lines
 /// under 73 bytes, as the board's does ([`crate::sheet::html`]); the body's
 /// own lines keep their lengths.
 pub(super) fn html_of(text: &str, drawn: Option<&Drawn>) -> String {
@@ -283,7 +278,7 @@ mod tests {
             "k7q2mx-0123456789ab",
             "move <pit>, board",
         ));
-        let html = html_body(&body, Some(&sheet));
+        let html = html_of(&body, Some(&Drawn::new(&sheet)));
         let at = |needle: &str| {
             html.find(needle)
                 .unwrap_or_else(|| panic!("{needle}: {html}"))
@@ -305,7 +300,7 @@ mod tests {
         ));
         // The reader not to move gets no instruction.
         let body = sheet_body("Wari game: Alice played c", None, &sheet, Next::Nothing);
-        assert!(!html_body(&body, Some(&sheet)).contains("data-next"));
+        assert!(!html_of(&body, Some(&Drawn::new(&sheet))).contains("data-next"));
     }
 
     #[test]
@@ -320,7 +315,7 @@ mod tests {
             sheet.play(&[pit]).unwrap();
         }
         let body = format!("Bob played.\n\n{sheet}\nYour key for game x: x-0\n");
-        let html = html_body(&body, Some(&sheet));
+        let html = html_of(&body, Some(&Drawn::new(&sheet)));
         assert!(html.contains("data-pit=\"south-a\""), "{html}");
         // Every line: the markup's, the news, the sheet quoted in its `<pre>`.
         for line in html.lines() {

@@ -352,41 +352,32 @@ fn push_mbox_lines(entry: &mut Vec<u8>, text: &[u8]) {
 
 /// `2026-11-30T09:05:00Z`: when, for the referee's log lines.
 pub fn timestamp(time: SystemTime) -> String {
-    let (year, month, day, h, m, s, _) = civil(time);
-    format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
+    utc(time).to_rfc3339()
 }
 
 /// `Mon Nov 30 09:05:00 2026`, in UTC, as mbox `From ` lines want it.
 fn asctime(time: SystemTime) -> String {
-    let (year, month, day, h, m, s, weekday) = civil(time);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
+    let t = utc(time);
     format!(
-        "{} {} {day:2} {h:02}:{m:02}:{s:02} {year}",
-        WEEKDAYS[weekday],
-        MONTHS[(month - 1) as usize]
+        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        WEEKDAYS[usize::from(t.day_of_week()) % 7],
+        MONTHS[usize::from(t.month.clamp(1, 12) - 1)],
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.year
     )
 }
 
-/// UTC calendar time: year, month, day, hour, minute, second, and the
-/// weekday counted from Thursday (1970-01-01's).
-fn civil(time: SystemTime) -> (i64, i64, i64, u64, u64, u64, usize) {
+/// UTC calendar time, by mail-parser's calendar.
+fn utc(time: SystemTime) -> mail_parser::DateTime {
     let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let (h, m, s) = (secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day, h, m, s, days.rem_euclid(7) as usize)
+    mail_parser::DateTime::from_timestamp(i64::try_from(secs).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]
@@ -497,6 +488,8 @@ mod tests {
         let t = UNIX_EPOCH + Duration::from_secs(1_796_029_500); // 2026-11-30 09:05:00 UTC
         assert_eq!(asctime(t), "Mon Nov 30 09:05:00 2026");
         assert_eq!(asctime(UNIX_EPOCH), "Thu Jan  1 00:00:00 1970");
+        let leap_day = UNIX_EPOCH + Duration::from_secs(1_709_210_096);
+        assert_eq!(asctime(leap_day), "Thu Feb 29 12:34:56 2024");
         assert_eq!(timestamp(t), "2026-11-30T09:05:00Z");
     }
 

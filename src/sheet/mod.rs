@@ -147,13 +147,6 @@ impl Sheet {
     }
 }
 
-/// The game's turns: each side's sowings in a row, bonus sowings included.
-pub fn turns_of(game: &Game) -> Vec<(Side, Vec<Pit>)> {
-    game.turns()
-        .map(|turn| (turn[0].side, turn.iter().map(|s| s.pit).collect()))
-        .collect()
-}
-
 /// Reads a move as players write it: pits separated by `-`, `,` or blanks
 /// (`c`, `c-f`, `c f`, `3-6`).
 ///

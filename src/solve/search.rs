@@ -476,11 +476,6 @@ impl<'a> Solver<'a> {
     }
 }
 
-/// Solves `position` with `tables` and a budget of `nodes`.
-pub fn solve(position: &Position, tables: Option<&Tables>, nodes: u64) -> Solution {
-    Solver::new(tables, nodes).solve(position)
-}
-
 /// A child's value for the parent's mover: the same when the turn goes on.
 fn relative(parent: &Position, child: &Position, value: i32) -> i32 {
     if child.to_move() == parent.to_move() {

@@ -10,7 +10,7 @@ use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseResult, TestRunner};
 
 use super::rank::unrank;
-use super::{solve, Scoring, Solver, Tables};
+use super::{Scoring, Solver, Tables};
 use crate::engine::{Position, Rules, Ruleset, Side};
 
 /// Minimax with no pruning and no table, remembering only what it has
@@ -375,7 +375,7 @@ fn tables_round_trip_through_their_file() {
 #[test]
 fn wari_games_are_searched_but_never_called_exact() {
     let position = Position::start(Ruleset::Wari.rules(), Side::South);
-    let solution = solve(&position, None, 20_000);
+    let solution = Solver::new(None, 20_000).solve(&position);
     assert!(!solution.exact);
     assert!(solution.depth.is_some_and(|d| d >= 2), "{solution:?}");
     assert_eq!(solution.moves.len(), 6);
@@ -396,7 +396,7 @@ fn gering() -> Position {
 
 #[test]
 fn gerings_endgame_is_solved_as_published() {
-    let solution = solve(&gering(), None, 10_000_000);
+    let solution = Solver::new(None, 10_000_000).solve(&gering());
     assert!(solution.exact);
     assert_eq!(solution.value, 1, "South to move and win");
     let value = |pit: char| {
@@ -418,7 +418,7 @@ fn gerings_endgame_is_solved_as_published() {
     let mut position = gering();
     for turn in main_line.split_whitespace() {
         let mover = position.to_move();
-        let before = solve(&position, None, 10_000_000);
+        let before = Solver::new(None, 10_000_000).solve(&position);
         assert!(before.exact);
         assert_eq!(
             before.value,
@@ -440,7 +440,7 @@ fn analysis_marks_the_turn_that_let_the_win_go() {
     let mut game = Game::from_position(gering());
     game.play(crate::engine::Pit::new(5)).unwrap();
     while let Some(side) = game.to_move() {
-        let best = solve(game.position(), None, 1_000_000);
+        let best = Solver::new(None, 1_000_000).solve(game.position());
         let pit = best.moves.iter().max_by_key(|m| m.1).unwrap().0;
         game.play(pit).unwrap();
         assert!(game.ply() < 60, "{side}");

@@ -78,22 +78,9 @@ pub struct Reminders {
 impl HostedReferee {
     /// Nudges the player to move in every game idle for `nudge` seconds
     /// (once until they move), and forfeits those idle for `forfeit`.
-    /// Returns what was done, and the games that could not be handled
-    /// (each reported, none skipped in silence); [`HostedReferee::clock`]
-    /// also counts the games left alone.
+    /// Returns what was done, the games left alone, and those that could
+    /// not be handled (each reported, none skipped in silence).
     pub fn remind(
-        &self,
-        now: u64,
-        nudge: u64,
-        forfeit: u64,
-        postman: &dyn Postman,
-    ) -> Result<(Vec<Reminder>, Vec<DeliveryError>), DeliveryError> {
-        let run = self.clock(now, nudge, forfeit, postman)?;
-        Ok((run.done, run.problems))
-    }
-
-    /// As [`HostedReferee::remind`], with the games looked at and left alone.
-    pub fn clock(
         &self,
         now: u64,
         nudge: u64,
