@@ -227,6 +227,42 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
     );
 }
 
+/// Bill's broadcast asks for the board "with your first move made": the
+/// player sows c on the board and writes it in the log, with no `?` and
+/// no move line. That is the move; the same board with the log's `?`
+/// kept (the referee's own mark of a move awaited) is no move.
+#[test]
+fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    let made = broadcast
+        .replace(
+            "|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Yourname",
+            "|  3 |  3 |  0 |  4 |  4 |  4 |  3 |  3 |   Yourname",
+        )
+        .replace("1.    ?", "1.    c");
+    assert_ne!(made, broadcast, "the fixture's board and log were edited");
+    let mail = |sheet: &str| {
+        format!(
+            "From: Yourname <you@players.example>\nTo: {REFEREE}\nCc: Bill <bill@players.example>\n\
+             Subject: Super-Wari?\nMessage-ID: <made@players.example>\n\n{sheet}"
+        )
+    };
+    let out = replies(mail(&made).as_bytes());
+    assert_eq!(
+        addresses(&out),
+        ["you@players.example", "bill@players.example"]
+    );
+    assert_eq!(
+        out[0].subject,
+        "Super-Wari game: Bill to move — Yourname played c"
+    );
+    let sheet = Sheet::parse(&out[1].body).unwrap();
+    assert_eq!(sheet.game.ply(), 1, "c played once, not twice");
+    let awaiting = made.replace("1.    c", "1.    c      ?");
+    let refused = reply(mail(&awaiting).as_bytes());
+    assert!(refused.body.contains("no move found"), "{}", refused.body);
+}
+
 #[test]
 fn mail_that_must_not_be_answered_is_not() {
     let sheet = Sheet::new(Ruleset::Wari.rules(), Players::default()).to_string();

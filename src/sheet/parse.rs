@@ -40,6 +40,8 @@ pub struct RawSheet {
     pub players: Players,
     /// The log's turns in order, each its sowings; the `?` marks are not kept.
     pub turns: Vec<Vec<Pit>>,
+    /// The log ends with the `?` that marks the move awaited.
+    pub awaits: bool,
     /// A game ended by a player's word rather than the board: the loser
     /// and why (resignation or forfeit), from the `Result:` lines.
     pub conceded: Option<(Side, EndReason)>,
@@ -473,7 +475,7 @@ impl RawSheet {
             heading,
             log_start,
         } = read_under_grid(&lines, g)?;
-        let (turns, log_end) = read_log(&lines, log_start)?;
+        let (turns, awaits, log_end) = read_log(&lines, log_start)?;
 
         let mut players = Players {
             south: Player {
@@ -513,6 +515,7 @@ impl RawSheet {
             captured,
             players,
             turns,
+            awaits,
             conceded,
             lines: sheet_start..end,
         })
@@ -697,8 +700,9 @@ fn first_from_heading(heading: Option<&str>, players: &Players) -> Option<Side> 
     }
 }
 
-/// Reads the numbered lines from `start`: the turns, and the line after the log.
-fn read_log(lines: &[&str], start: usize) -> Result<(Vec<Vec<Pit>>, usize), SheetError> {
+/// Reads the numbered lines from `start`: the turns, whether a `?` ends
+/// them, and the line after the log.
+fn read_log(lines: &[&str], start: usize) -> Result<(Vec<Vec<Pit>>, bool, usize), SheetError> {
     let mut turns = Vec::new();
     let mut awaiting_seen = false;
     let mut short_line = None;
@@ -745,5 +749,5 @@ fn read_log(lines: &[&str], start: usize) -> Result<(Vec<Vec<Pit>>, usize), Shee
             short_line = Some(number);
         }
     }
-    Ok((turns, end))
+    Ok((turns, awaiting_seen, end))
 }
