@@ -1687,3 +1687,34 @@ fn an_offer_made_before_the_same_mails_resignation_is_not_told_as_standing() {
         "{alices}"
     );
 }
+
+/// A mistyped move is words for the opponent; its writer, whose move it
+/// still is, is told that no line of theirs read as one.
+#[test]
+fn a_player_to_move_whose_mail_holds_no_move_is_told_none_was_read() {
+    let world = World::new("typo-told");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "mvoe d", "ty1@x"));
+    let (alices, bobs) = (to(&out, ALICE), to(&out, BOB));
+    assert!(
+        alices
+            .subject
+            .contains("your move — you wrote, without a move: no line of yours reads as one"),
+        "{}",
+        alices.subject
+    );
+    let words = alices.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("no line of yours reads as one (a move is a line move <pit>)."),
+        "{}",
+        alices.body
+    );
+    assert!(
+        bobs.subject
+            .contains("Alice to move — Alice wrote, without a move"),
+        "{}",
+        bobs.subject
+    );
+    assert!(bobs.body.contains("> mvoe d"), "{}", bobs.body);
+    assert_eq!(world.the_game().turns.len(), 0, "nothing played");
+}

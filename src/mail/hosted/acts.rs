@@ -155,7 +155,7 @@ impl Scene<'_> {
         }
         let mover = self.game.name(side).to_string();
         let told = |reader| match chat {
-            true => news.clone(),
+            true => self.chat_news(side, reader),
             false => self.news_to(&events, Some(reader)),
         };
         let replies = self.both(told, Some((&mover, &letter.comment)));
@@ -165,6 +165,20 @@ impl Scene<'_> {
             Did::Acted(events)
         };
         Decision::new(replies, did)
+    }
+
+    /// A mail of words alone, as `reader` is told it: its writer, when the
+    /// move is theirs, hears that no line of theirs read as one.
+    fn chat_news(&self, writer: Side, reader: Side) -> String {
+        if reader != writer {
+            self.summary(&Did::Chat(writer))
+        } else if self.game.game().to_move() == Some(writer) {
+            "You wrote, without a move: no line of yours reads as one (a move is a \
+             line  move <pit>)."
+                .into()
+        } else {
+            "You wrote, without a move.".into()
+        }
     }
 
     /// The event of this game whose mail the letter answers, read from its
