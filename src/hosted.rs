@@ -377,6 +377,7 @@ impl HostedGame {
                 }
                 self.record.last_activity = now;
                 self.record.reminded = None;
+                self.record.board_event = self.record.ledger.next_event();
                 self.record.conditions.clear();
                 Event::TakenBack {
                     by,

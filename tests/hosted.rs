@@ -1718,3 +1718,44 @@ fn a_player_to_move_whose_mail_holds_no_move_is_told_none_was_read() {
     assert!(bobs.body.contains("> mvoe d"), "{}", bobs.body);
     assert_eq!(world.the_game().turns.len(), 0, "nothing played");
 }
+
+/// A move in reply to a mail sent before the board last changed was
+/// chosen on that older board: refused with the board as it stands,
+/// whether the old board is quoted or deleted from the reply.
+#[test]
+fn a_move_answering_a_mail_older_than_the_board_is_refused_quoted_or_not() {
+    let world = World::new("old-mail-move");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "om1@x"));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "move e", "om2@x"));
+    let latest = to(&out, ALICE);
+    let unquoted = |raw: String| -> String {
+        raw.lines()
+            .filter(|l| !l.starts_with('>'))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    for (n, raw) in [
+        press_reply(ALICE, &alice, "move a", "om3@x"),
+        unquoted(press_reply(ALICE, &alice, "move a", "om4@x")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = world.deliver(&raw);
+        assert_eq!(out.len(), 1, "{n}: the writer alone is answered");
+        assert!(
+            out[0].body.contains("out of date") && out[0].body.contains("no move was played"),
+            "{n}: {}",
+            out[0].body
+        );
+        assert_eq!(world.the_game().turns.len(), 2, "{n}: a not played");
+    }
+    let out = world.deliver(&press_reply(ALICE, &latest, "move a", "om5@x"));
+    assert!(
+        to(&out, BOB).subject.contains("Alice played a"),
+        "{}",
+        to(&out, BOB).subject
+    );
+    assert_eq!(world.the_game().turns.len(), 3);
+}

@@ -84,7 +84,7 @@ pub enum Refusal {
     NoGame(String),
     #[error("it is {name}'s move ({side}): wait for the referee's mail with their move, then reply to it")]
     NotYourTurn { name: String, side: Side },
-    #[error("the board you quoted is out of date: answer the referee's latest mail")]
+    #[error("the mail you answered shows a board that has changed since (it is out of date): answer the referee's latest mail, which shows it as it stands")]
     OutOfDate,
     #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
     NoOffer,

@@ -334,6 +334,11 @@ pub struct GameRecord {
     /// next turn; never shown to the opponent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Conditional>,
+    /// The event whose mails first showed the board as it stands (its last
+    /// turn played or taken back); 0 in files written before it. A move
+    /// answering an older mail of the game was chosen on another board.
+    #[serde(default)]
+    pub board_event: u32,
     pub ledger: Ledger,
 }
 
@@ -403,6 +408,7 @@ impl GameRecord {
             reminded: None,
             offer: None,
             conditions: Vec::new(),
+            board_event: 0,
             ledger: Ledger::default(),
         }
     }
@@ -473,6 +479,7 @@ impl GameRecord {
             }
             self.last_activity = now;
             self.reminded = None;
+            self.board_event = self.ledger.next_event();
         }
     }
 

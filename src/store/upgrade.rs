@@ -173,6 +173,7 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
         reminded: old.reminded,
         offer: None,
         conditions: Vec::new(),
+        board_event: 0,
         ledger,
     })
 }

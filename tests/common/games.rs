@@ -54,6 +54,7 @@ pub fn random_game(
         reminded: None,
         offer: None,
         conditions: Vec::new(),
+        board_event: 0,
         ledger: Ledger::default(),
     };
     // A minute a turn, so that games end in the order they were made.

@@ -201,6 +201,14 @@ impl Scene<'_> {
 
     /// The mail's move, played for `side`.
     fn play_move(&mut self, letter: &Letter, side: Side, now: u64) -> Result<Vec<Event>, Refusal> {
+        // A reply to a mail sent before the board last changed chose its
+        // move on another board (quoted or not).
+        if self
+            .answered_event()
+            .is_some_and(|answered| answered < self.game.record().board_event)
+        {
+            return Err(Refusal::OutOfDate);
+        }
         let sowings = self.hosted_move(letter)?;
         let played = self.game.play(side, &sowings, now);
         played.map_err(|refusal| self.refusal(refusal))

@@ -327,6 +327,7 @@ fn new_record(
         reminded: None,
         offer: None,
         conditions: Vec::new(),
+        board_event: 0,
         ledger: Ledger::default(),
     };
     record.set_turns(&sheet.game, now);
