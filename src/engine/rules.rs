@@ -373,9 +373,23 @@ impl FromStr for Ruleset {
             .filter(|c| c.is_alphanumeric())
             .flat_map(char::to_lowercase)
             .collect();
+        // Other names of the same games: Oware, Awari and Awale are Wari's
+        // (the abapa rules); Kalaha is Kalah's.
+        const ALIASES: [(&str, Ruleset); 4] = [
+            ("oware", Ruleset::Wari),
+            ("awari", Ruleset::Wari),
+            ("awale", Ruleset::Wari),
+            ("kalaha", Ruleset::Kalah),
+        ];
         Ruleset::ALL
             .into_iter()
             .find(|r| r.as_str().replace('-', "") == squeezed)
+            .or_else(|| {
+                ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == squeezed)
+                    .map(|(_, r)| *r)
+            })
             .ok_or_else(|| RulesError::UnknownRuleset(s.to_string()))
     }
 }

@@ -120,17 +120,40 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["analysis"] | ["analyse"] | ["analyze"] => Some(Command::Analysis),
         ["ratings"] => Some(Command::Ratings(None)),
         ["ratings", ruleset] => ruleset.parse().ok().map(|r| Command::Ratings(Some(r))),
-        ["new", ruleset, ..] => match ruleset.parse::<Ruleset>() {
-            // Words kept as written: a display name keeps its case.
-            Ok(ruleset) => Some(new_command(
-                ruleset,
-                &trimmed.split_whitespace().skip(2).collect::<Vec<_>>(),
-                trimmed,
-            )?),
-            Err(_) => None, // "new to this game": prose
-        },
+        ["new", rest @ ..] => {
+            // The game's name may be written in words (`Super Wari`), up
+            // to the first keyword.
+            let named = rest
+                .iter()
+                .position(|w| ["with", "as", "stones", "variant"].contains(w))
+                .unwrap_or(rest.len());
+            match rest[..named].concat().parse::<Ruleset>() {
+                // Words kept as written: a display name keeps its case.
+                Ok(ruleset) if named > 0 => Some(new_command(
+                    ruleset,
+                    &trimmed
+                        .split_whitespace()
+                        .skip(1 + named)
+                        .collect::<Vec<_>>(),
+                    trimmed,
+                )?),
+                // `new oware with bob@x`: an invitation to a game not here.
+                Err(unknown) if named > 0 && invites(&rest[named..]) => {
+                    return Err(Refusal::Rules(unknown));
+                }
+                _ => None, // "new to this game": prose
+            }
+        }
         _ => None,
     })
+}
+
+/// `with bob@x ...` or `with computer`: the words of an invitation.
+fn invites(words: &[&str]) -> bool {
+    words.first() == Some(&"with")
+        && words[1..]
+            .iter()
+            .any(|w| w.contains('@') || *w == "computer")
 }
 
 /// The number of `board N` (`board 3`, `board #3`): `None` for prose
@@ -381,5 +404,35 @@ mod tests {
         );
         assert!(command_line("new wari with <bob@players.example> Bob").is_err());
         assert!(command_line("new wari with bob@x\"y").is_err());
+    }
+
+    /// A game named in words or by another of its names is that game; an
+    /// invitation to a game not here is refused with the games' names;
+    /// prose that starts with `new` stays prose.
+    #[test]
+    fn a_new_games_name_as_people_write_it() {
+        let ruleset = |l: &str| match command_line(l) {
+            Ok(Some(Command::New { ruleset, .. })) => ruleset,
+            other => panic!("{l}: {other:?}"),
+        };
+        assert_eq!(
+            ruleset("new Super Wari with bob@x.example"),
+            Ruleset::SuperWari
+        );
+        assert_eq!(ruleset("new oware with bob@x.example"), Ruleset::Wari);
+        assert_eq!(
+            ruleset("new Kalaha stones 6 with bob@x.example"),
+            Ruleset::Kalah
+        );
+        match command_line("new chess with bob@x.example") {
+            Err(refusal) => assert_eq!(
+                refusal.to_string(),
+                "unknown game 'chess'; the games are super-wari, wari, waurie, mankala or kalah"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(command_line("new to this game, with luck"), Ok(None));
+        assert_eq!(command_line("new here"), Ok(None));
+        assert!(command_line("new chess with computer").is_err());
     }
 }

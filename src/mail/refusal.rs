@@ -114,9 +114,9 @@ pub enum Refusal {
     BadCondition(String),
     #[error("'{0}' cannot be read: write new RULESET [stones N] [variant V] with ADDRESS [as south|north]")]
     BadNew(String),
-    /// Stones or a variant the ruleset does not have.
+    /// A game, stones or a variant the referee does not have.
     #[error("{0}")]
-    Stones(RulesError),
+    Rules(RulesError),
     #[error("you cannot play against yourself: name another address, or computer")]
     SelfOpponent,
     #[error("you cannot play against the referee's own address; name your opponent's")]
@@ -244,7 +244,7 @@ mod tests {
             Refusal::BadPreview("preview zz".into()),
             Refusal::BadCondition("if zz then c".into()),
             Refusal::BadNew("new wari with".into()),
-            Refusal::Stones(crate::engine::Ruleset::Mankala.with_stones(9).unwrap_err()),
+            Refusal::Rules(crate::engine::Ruleset::Mankala.with_stones(9).unwrap_err()),
             Refusal::SelfOpponent,
             Refusal::RefereeOpponent,
             Refusal::NoOpponent,
@@ -285,7 +285,7 @@ mod tests {
                 | Refusal::BadPreview(_)
                 | Refusal::BadCondition(_)
                 | Refusal::BadNew(_)
-                | Refusal::Stones(_)
+                | Refusal::Rules(_)
                 | Refusal::SelfOpponent
                 | Refusal::RefereeOpponent
                 | Refusal::NoOpponent

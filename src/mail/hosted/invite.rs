@@ -55,7 +55,7 @@ impl HostedReferee {
         };
         let made = ruleset
             .configure(stones, variant.as_deref())
-            .map_err(Refusal::Stones)
+            .map_err(Refusal::Rules)
             .and_then(|rules| {
                 let me = Player {
                     name: clean_name(&inviter.short_name()),
