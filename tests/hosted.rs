@@ -1759,3 +1759,17 @@ fn a_move_answering_a_mail_older_than_the_board_is_refused_quoted_or_not() {
     );
     assert_eq!(world.the_game().turns.len(), 3);
 }
+
+#[test]
+fn rules_asked_in_a_game_are_answered_with_its_rules_not_relayed() {
+    let world = World::new("rules-asked");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "rules", "ru1@x"));
+    assert_eq!(out.len(), 1, "the asker alone: {out:#?}");
+    assert!(
+        out[0].body.contains("Super-Wari in short:"),
+        "{}",
+        out[0].body
+    );
+    assert!(!out[0].body.contains("writes:"), "{}", out[0].body);
+}

@@ -1,7 +1,7 @@
 //! The commands a player writes, one a line in their own text (or in the
 //! subject): `new`, `accept`, `decline`, `resign`, `board [N]`,
-//! `preview ...`, `if X then Y`, `offer draw`, `takeback`, `help`, `games`,
-//! `history`, `ratings`. Move lines are read apart (see
+//! `preview ...`, `if X then Y`, `offer draw`, `takeback`, `help` (or
+//! `rules`), `games`, `history`, `ratings`. Move lines are read apart (see
 //! [`move_line`](super::play::move_line)) and take their place among them.
 
 use crate::engine::{Pit, Ruleset, Side};
@@ -113,8 +113,11 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["if", ..] if words.contains(&"then") => Some(Command::If(conditions(trimmed)?)),
         ["offer", "draw"] | ["offer", "a", "draw"] => Some(Command::OfferDraw),
         ["takeback"] | ["take", "back"] | ["undo"] => Some(Command::Takeback),
-        ["help"] => Some(Command::Help),
-        ["help", "rules", ruleset] => ruleset.parse().ok().map(Command::HelpRules),
+        // `rules` alone: the commands and the game's rules in short.
+        ["help"] | ["rules"] | ["help", "rules"] => Some(Command::Help),
+        ["help", "rules", ruleset] | ["rules", ruleset] => {
+            ruleset.parse().ok().map(Command::HelpRules)
+        }
         ["games"] => Some(Command::Games),
         ["history"] => Some(Command::History),
         ["analysis"] | ["analyse"] | ["analyze"] => Some(Command::Analysis),
@@ -322,6 +325,9 @@ mod tests {
         assert!(command_line("if e then z").is_err());
         assert_eq!(line("if only it were so"), None);
         assert_eq!(line("Offer draw"), Some(Command::OfferDraw));
+        assert_eq!(line("rules"), Some(Command::Help));
+        assert_eq!(line("help rules"), Some(Command::Help));
+        assert_eq!(line("rules oware"), Some(Command::HelpRules(Ruleset::Wari)));
         assert_eq!(line("take back"), Some(Command::Takeback));
         assert_eq!(line("history"), Some(Command::History));
         assert_eq!(
