@@ -1773,3 +1773,27 @@ fn rules_asked_in_a_game_are_answered_with_its_rules_not_relayed() {
     );
     assert!(!out[0].body.contains("writes:"), "{}", out[0].body);
 }
+
+/// The invitee who moves second accepts with a move: the game is on, and
+/// they are told the move waits for the inviter's.
+#[test]
+fn an_invitees_move_out_of_turn_accepts_and_is_told_it_waits() {
+    let world = World::new("invitee-moves-second");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <ims1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "move d", "ims2@x"));
+    let bobs = to(&out, BOB);
+    assert!(
+        bobs.subject.contains("you accepted: the game is on"),
+        "{}",
+        bobs.subject
+    );
+    let words = bobs.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("Not done: your move: it is Alice's move (South)"),
+        "{}",
+        bobs.body
+    );
+    assert!(world.the_game().turns.is_empty(), "d is not played");
+}

@@ -128,12 +128,12 @@ pub enum Refusal {
     #[error("{name} declined this game; start another with a line: new GAME with ADDRESS")]
     Declined { name: String },
     #[error(
-        "to play, reply with a line 'accept' (or your first move); to refuse, a line 'decline'"
+        "to play, reply with a line 'accept' (or your first move, when you move first); to refuse, a line 'decline'"
     )]
     AcceptOrDecline,
     #[error("a mail does one thing: send the move and the new game in mails of their own")]
     NewAndMove,
-    #[error("{0} has an invitation open already; wait for their answer to that one, or invite someone else")]
+    #[error("{0} has an invitation open already, yours or another player's (an address gets one at a time); try again once it is answered, or invite someone else")]
     InvitationOpen(String),
     #[error("{0} declined an earlier invitation of yours, so the referee sends no more; invite someone else")]
     DeclinedBefore(String),

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use super::{Decision, Did, HostedReferee, Scene};
 use crate::address::mailbox_key;
 use crate::engine::Side;
-use crate::hosted::{Event, HostedGame};
+use crate::hosted::{Event, GameRefusal, HostedGame};
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
@@ -470,6 +470,11 @@ impl Scene<'_> {
         if !has_move || self.game.game().to_move() != Some(side) {
             return Ok(match self.game.accept_invitation(invitee, now) {
                 Ok(event) => {
+                    // A move from the invitee who moves second accepts, and is told.
+                    if let Some(to_move) = self.game.game().to_move().filter(|_| has_move) {
+                        let wait = self.refusal(GameRefusal::NotYourTurn { to_move });
+                        self.notes[side.index()].push(format!("Not done: your move: {wait}."));
+                    }
                     let events = vec![event];
                     let name = self.game.name(invitee).to_string();
                     let news = |reader| self.news_to(&events, Some(reader));
