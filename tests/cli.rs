@@ -156,7 +156,7 @@ fn a_bad_sheet_exits_65_and_names_the_input() {
 
 #[test]
 fn usage_errors_exit_2_and_a_missing_file_66() {
-    assert_eq!(mancala(&["new", "oware"], "").status.code(), Some(2));
+    assert_eq!(mancala(&["new", "chess"], "").status.code(), Some(2));
     assert_eq!(
         mancala(&["new", "mankala", "--stones", "9"], "")
             .status

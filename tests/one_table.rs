@@ -37,7 +37,7 @@ fn the_command_line_lists_every_ruleset_of_the_table() {
         }
     }
     // A game it does not know: the error names every one.
-    let out = mancala(&["new", "oware"]);
+    let out = mancala(&["new", "chess"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     for r in Ruleset::ALL {

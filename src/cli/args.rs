@@ -493,8 +493,8 @@ mod tests {
 
     #[test]
     fn unknown_games_and_sides_are_usage_errors() {
-        let err = Args::try_parse_from(["mancala", "new", "oware"]).unwrap_err();
-        assert!(err.to_string().contains("unknown game 'oware'"), "{err}");
+        let err = Args::try_parse_from(["mancala", "new", "chess"]).unwrap_err();
+        assert!(err.to_string().contains("unknown game 'chess'"), "{err}");
         let err = Args::try_parse_from(["mancala", "new", "wari", "--first", "east"]).unwrap_err();
         assert!(err.to_string().contains("not a side"), "{err}");
     }
