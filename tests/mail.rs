@@ -263,6 +263,44 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
     assert!(refused.body.contains("no move found"), "{}", refused.body);
 }
 
+/// A long name beside a grid row: quoted twice, every line of the sheet
+/// still fits 72 columns, so a mail program that wraps there leaves the
+/// grid whole, and the reply's move is played. The name reads back whole
+/// from the address lines.
+#[test]
+fn a_long_name_leaves_the_grid_whole_when_a_client_wraps_the_quote_at_72() {
+    let long = "Bartholomew Fitzgerald-Smithson the Third";
+    let mut sheet = Sheet::new(Ruleset::SuperWari.rules(), Players::named(long, "Bill"));
+    sheet.players.south.address = Some("bart@players.example".into());
+    sheet.players.north.address = Some("bill@players.example".into());
+    sheet.game.play(parse_sowings("c").unwrap()[0]).unwrap();
+    let text = sheet.to_string();
+    let twice = quote(&quote(&text));
+    let grid_and_log = twice.lines().take_while(|l| !l.contains('<'));
+    for line in grid_and_log {
+        assert!(line.chars().count() <= 72, "{line}");
+    }
+    // A client that wraps quoted lines at 72, as phones do.
+    let wrapped: String = quote(&text)
+        .lines()
+        .flat_map(|l| match l.char_indices().nth(72) {
+            Some(_) => {
+                let cut = l[..72].rfind(' ').unwrap_or(72);
+                vec![l[..cut].to_string(), format!("> {}", &l[cut + 1..])]
+            }
+            None => vec![l.to_string()],
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let mail = format!(
+        "From: Bill <bill@players.example>\nTo: {REFEREE}\nSubject: Re: x\n\nmove d\n\n{wrapped}"
+    );
+    let out = reply(mail.as_bytes());
+    assert!(out.subject.contains("Bill played d"), "{}", out.body);
+    let after = Sheet::parse(&out.body).unwrap();
+    assert_eq!(after.players.south.name, long, "{}", out.body);
+}
+
 #[test]
 fn mail_that_must_not_be_answered_is_not() {
     let sheet = Sheet::new(Ruleset::Wari.rules(), Players::default()).to_string();

@@ -434,9 +434,19 @@ fn read_after_log(
     let mut end = log_end;
     let mut conceded = None;
     for (i, line) in lines.iter().enumerate().skip(log_end).take(5) {
+        // A long name's line, wrapped by a mail program before its address.
+        let wrapped = || {
+            let next = lines
+                .get(i + 1)
+                .filter(|next| !line.contains('<') && address_line(next).is_none())?;
+            address_line(&format!("{line} {next}"))
+        };
         if let Some((side, player)) = address_line(line) {
             *players.get_mut(side) = player;
             end = i + 1;
+        } else if let Some((side, player)) = wrapped() {
+            *players.get_mut(side) = player;
+            end = i + 2;
         } else if line.starts_with("Result:") {
             end = i + 2;
             conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));

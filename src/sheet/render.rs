@@ -4,7 +4,7 @@
 use std::fmt::{self, Write};
 
 use super::Sheet;
-use crate::engine::{EndReason, Game, Pit, Position, Side};
+use crate::engine::{EndReason, Game, Pit, Position, Rules, Side};
 
 /// A cell as the broadcast draws it: the count right-aligned in four columns.
 fn cell(out: &mut impl Write, count: u8) -> fmt::Result {
@@ -36,6 +36,36 @@ fn name_after_row(out: &mut impl Write, name: &str) -> fmt::Result {
     }
 }
 
+/// The widest a grid row (with its name) or the log's heading is drawn:
+/// quoted twice (`> > `), it still fits a mail line of 72, which is where
+/// mail programs wrap, and a row wrapped would no longer read as one.
+const SHEET_WIDTH: usize = 68;
+
+/// A grid row's columns of text: five a pit (and a store), and the edge.
+fn row_width(rules: &Rules) -> usize {
+    let stores = if rules.stores { 2 } else { 0 };
+    5 * (usize::from(rules.pits) + stores) + 1
+}
+
+/// `name` as the grid and the log's heading show it beside a row of
+/// `row_width` columns: whole words that fit, else its first letters. The
+/// address lines under the log keep the name whole.
+fn fitted(name: &str, row_width: usize) -> &str {
+    let room = SHEET_WIDTH.saturating_sub(row_width + 3);
+    if name.chars().count() <= room {
+        return name;
+    }
+    let words_end = name
+        .match_indices(' ')
+        .map(|(at, _)| at)
+        .take_while(|&at| name[..at].chars().count() <= room)
+        .last();
+    let end = words_end
+        .or_else(|| name.char_indices().nth(room).map(|(at, _)| at))
+        .unwrap_or(name.len());
+    name[..end].trim_end()
+}
+
 /// The board grid. Wari games draw the broadcast's grid exactly; games with
 /// stores add a column at each end, North's store west and South's east.
 pub(super) fn write_grid(
@@ -46,7 +76,7 @@ pub(super) fn write_grid(
     let rules = position.rules();
     let pits = rules.pits;
     let north_left_to_right = Pit::all(pits).rev();
-    let [south_name, north_name] = names;
+    let [south_name, north_name] = names.map(|name| fitted(name, row_width(rules)));
     if !rules.stores {
         let columns = usize::from(pits);
         letters(out, 0, north_left_to_right.clone())?;
@@ -149,8 +179,10 @@ const LOG_LINES_SHOWN: usize = 4;
 
 fn write_log(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     let first = sheet.game.first();
-    let first_name = sheet.name(first);
-    writeln!(out, "   {first_name}  {}", sheet.name(first.other()))?;
+    let width = row_width(sheet.game.rules());
+    let first_name = fitted(sheet.name(first), width);
+    let second_name = fitted(sheet.name(first.other()), width);
+    writeln!(out, "   {first_name}  {second_name}")?;
     let turns = log_turns(&sheet.game);
     // The second column sits under the second name, as the first sits under
     // the first, but never closer than two blanks to the longest first move.
