@@ -301,6 +301,25 @@ fn a_long_name_leaves_the_grid_whole_when_a_client_wraps_the_quote_at_72() {
     assert_eq!(after.players.south.name, long, "{}", out.body);
 }
 
+/// The broadcast mailed back with no one in Cc: the move is played, and
+/// its sender, the only one mailed, is told so.
+#[test]
+fn a_move_with_no_opponents_address_tells_its_sender_they_alone_were_mailed() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    let mail = format!(
+        "From: Yourname <you@players.example>\nTo: {REFEREE}\n\
+         Subject: Super-Wari?\nMessage-ID: <nocc@players.example>\n\nMove: c\n\n{broadcast}"
+    );
+    let out = replies(mail.as_bytes());
+    assert_eq!(addresses(&out), ["you@players.example"]);
+    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("Bill has no address in this game, so this mail went to you alone"),
+        "{}",
+        out[0].body
+    );
+}
+
 #[test]
 fn mail_that_must_not_be_answered_is_not() {
     let sheet = Sheet::new(Ruleset::Wari.rules(), Players::default()).to_string();

@@ -256,6 +256,21 @@ impl SheetReferee {
                     first.push_str("\n\n");
                     first.push_str(note(&news).trim_end());
                 }
+                // No one else to mail: the mover hears it, not a silence.
+                if let Some(other) = sheet
+                    .players
+                    .get(side.other())
+                    .address
+                    .is_none()
+                    .then(|| sheet.name(side.other()))
+                {
+                    let alone = format!(
+                        "{other} has no address in this game, so this mail went to you alone: \
+                         forward it to them, or send your next move with their address in Cc."
+                    );
+                    first.push_str("\n\n");
+                    first.push_str(note(&alone).trim_end());
+                }
                 let (key, reply_to) = dress(&sheet, reader).unwrap_or_default();
                 let body = compose::sheet_body_drawn(
                     &first,
