@@ -320,13 +320,7 @@ impl HostedGame {
     /// the mail of `answering` (an event), sent while it stood, or says
     /// not which.
     fn open_offer(&self, side: Side, answering: Option<u32>) -> Result<Offer, GameRefusal> {
-        let offer = self
-            .record
-            .offer
-            .clone()
-            .filter(|o| o.by != side && o.turns == self.record.turns.len())
-            .filter(|_| !self.game.is_over())
-            .ok_or(GameRefusal::NoOffer)?;
+        let offer = self.offer_to(side).cloned().ok_or(GameRefusal::NoOffer)?;
         match answering {
             Some(event) if event < offer.event => Err(GameRefusal::OfferSince {
                 by: offer.by,
@@ -334,6 +328,15 @@ impl HostedGame {
             }),
             _ => Ok(offer),
         }
+    }
+
+    /// The opponent's offer standing for `side` to answer, if one does.
+    pub fn offer_to(&self, side: Side) -> Option<&Offer> {
+        self.record
+            .offer
+            .as_ref()
+            .filter(|o| o.by != side && o.turns == self.record.turns.len())
+            .filter(|_| !self.game.is_over())
     }
 
     /// `side` answers the opponent's offer: accepted, a draw is agreed or

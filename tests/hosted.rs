@@ -1797,3 +1797,31 @@ fn an_invitees_move_out_of_turn_accepts_and_is_told_it_waits() {
     );
     assert!(world.the_game().turns.is_empty(), "d is not played");
 }
+
+/// A standing offer is recalled in each later mail to the one who may
+/// answer it, and not in the mail that tells of it.
+#[test]
+fn a_standing_offer_is_recalled_in_each_later_mail_to_its_answerer() {
+    let world = World::new("offer-recalled");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "rc1@x"));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "move e\noffer draw",
+        "rc2@x",
+    ));
+    let told = to(&out, ALICE);
+    assert!(!told.body.contains("stands: answer it"), "{}", told.body);
+    let out = world.deliver(&press_reply(ALICE, &told, "Thinking about it.", "rc3@x"));
+    let alices = to(&out, ALICE).body;
+    let words = alices.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("Bob's draw offer stands: answer it with a line accept or decline."),
+        "{alices}"
+    );
+    assert!(
+        !to(&out, BOB).body.contains("stands: answer it"),
+        "the offerer is not asked"
+    );
+}

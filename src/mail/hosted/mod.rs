@@ -291,6 +291,15 @@ impl Scene<'_> {
         // The subject is the first line: what happened, what is awaited.
         let subject = compose::subject_of(&body);
         let mut body = body;
+        // An offer told in an earlier mail is recalled in each one after.
+        if let Some(offer) = self.game.offer_to(side).filter(|o| o.event != self.event) {
+            let _ = write!(
+                body,
+                "\n{}'s {} stands: answer it with a line  accept  or  decline.\n",
+                self.game.name(offer.by),
+                super::refusal::offered(offer.kind)
+            );
+        }
         for note in &self.notes[side.index()] {
             body.push('\n');
             body.push_str(note.trim_end());
