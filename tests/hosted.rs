@@ -1683,7 +1683,7 @@ fn an_offer_made_before_the_same_mails_resignation_is_not_told_as_standing() {
     }
     let alices = to(&out, ALICE).body;
     assert!(
-        alices.contains("You resigned.") && alices.contains("Not done: the game is over"),
+        alices.contains("You resigned.") && alices.contains("Not done: your offer lapsed"),
         "{alices}"
     );
 }
@@ -1758,6 +1758,9 @@ fn a_move_answering_a_mail_older_than_the_board_is_refused_quoted_or_not() {
         to(&out, BOB).subject
     );
     assert_eq!(world.the_game().turns.len(), 3);
+    // Out of turn, the turn is what is told, not the old board.
+    let out = world.deliver(&press_reply(ALICE, &alice, "move b", "om6@x"));
+    assert!(out[0].body.contains("it is Bob's move"), "{}", out[0].body);
 }
 
 #[test]
@@ -1823,5 +1826,33 @@ fn a_standing_offer_is_recalled_in_each_later_mail_to_its_answerer() {
     assert!(
         !to(&out, BOB).body.contains("stands: answer it"),
         "the offerer is not asked"
+    );
+}
+
+/// An invitation to a game not here is told why nothing started; a
+/// subject of prose that opens with `new` does not stop the body's.
+#[test]
+fn an_invitation_to_a_game_not_here_is_told_and_prose_new_lines_stay_prose() {
+    let world = World::new("unknown-game");
+    let out = world.deliver(&format!(
+        "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <ug1@players.example>\n\nnew chess with Bob <{BOB}>\n"
+    ));
+    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(
+            "unknown game 'chess'; the games are super-wari, wari, waurie, mankala or kalah"
+        ),
+        "{}",
+        out[0].body
+    );
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: New game with {BOB}\nMessage-ID: <ug2@players.example>\n\nnew oware with Bob <{BOB}>\n"
+    ));
+    assert!(
+        to(&out, BOB)
+            .subject
+            .contains("invites you to a game of Wari"),
+        "{}",
+        to(&out, BOB).subject
     );
 }

@@ -258,6 +258,12 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
     );
     let sheet = Sheet::parse(&out[1].body).unwrap();
     assert_eq!(sheet.game.ply(), 1, "c played once, not twice");
+    // With a move line too (the owner filter reads only those): the same
+    // move, played once; another move is refused as disagreeing.
+    let with_line = replies(mail(&format!("move c\n\n{made}")).as_bytes());
+    assert_eq!(Sheet::parse(&with_line[1].body).unwrap().game.ply(), 1);
+    let other = reply(mail(&format!("move d\n\n{made}")).as_bytes());
+    assert!(other.body.contains("no move was played"), "{}", other.body);
     let awaiting = made.replace("1.    c", "1.    c      ?");
     let refused = reply(mail(&awaiting).as_bytes());
     assert!(refused.body.contains("no move found"), "{}", refused.body);

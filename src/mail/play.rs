@@ -48,17 +48,15 @@ pub fn read_request(
         // No `?` awaits a move, and the board shows the log's last turn
         // played: the sender made their move on the sheet, board and log
         // ("with your first move made", as Bill's broadcast asks).
-        Ok(()) if line_moves.is_empty() && !raw.awaits && !full.game.is_over() => {
-            match raw.turns.last() {
-                Some(turn) => {
-                    let before = raw
-                        .replay(total - turn.len())
-                        .map_err(|e| (Refusal::Sheet(e), None))?;
-                    (before, Some(turn.clone()))
-                }
-                None => (full, None),
+        Ok(()) if !raw.awaits && !full.game.is_over() => match raw.turns.last() {
+            Some(turn) => {
+                let before = raw
+                    .replay(total - turn.len())
+                    .map_err(|e| (Refusal::Sheet(e), None))?;
+                (before, Some(turn.clone()))
             }
-        }
+            None => (full, None),
+        },
         Ok(()) => (full, None),
         Err(mismatch) => {
             let last_turn = raw.turns.last().map_or(0, Vec::len);

@@ -84,10 +84,12 @@ pub enum Refusal {
     NoGame(String),
     #[error("it is {name}'s move ({side}): wait for the referee's mail with their move, then reply to it")]
     NotYourTurn { name: String, side: Side },
-    #[error("the mail you answered shows a board that has changed since (it is out of date): answer the referee's latest mail, which shows it as it stands")]
+    #[error("the board you answered has changed since (it is out of date): answer the referee's latest mail, which shows it as it stands")]
     OutOfDate,
     #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
     NoOffer,
+    #[error("your offer lapsed: the game ended in this mail; to play on, start another with a line: new GAME with ADDRESS")]
+    OfferLapsed,
     #[error("the mail you answered is older than {name}'s {what}, which stands now: to answer it, reply to the mail that tells of it")]
     OfferSince { name: String, what: &'static str },
     #[error("one offer a mail: the first stands; send another in a mail of its own")]
@@ -229,6 +231,7 @@ mod tests {
             },
             Refusal::OutOfDate,
             Refusal::NoOffer,
+            Refusal::OfferLapsed,
             Refusal::OfferSince {
                 name: name(),
                 what: "draw offer",
@@ -273,6 +276,7 @@ mod tests {
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate
                 | Refusal::NoOffer
+                | Refusal::OfferLapsed
                 | Refusal::OfferSince { .. }
                 | Refusal::OneOfferAMail
                 | Refusal::NoTakeback(_)

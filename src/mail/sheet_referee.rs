@@ -266,7 +266,8 @@ impl SheetReferee {
                 {
                     let alone = format!(
                         "{other} has no address in this game, so this mail went to you alone: \
-                         forward it to them, or send your next move with their address in Cc."
+                         forward it to them (their reply with a move gives the referee their address), or \
+                         put their address in Cc next time."
                     );
                     first.push_str("\n\n");
                     first.push_str(note(&alone).trim_end());

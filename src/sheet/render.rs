@@ -47,11 +47,15 @@ fn row_width(rules: &Rules) -> usize {
     5 * (usize::from(rules.pits) + stores) + 1
 }
 
-/// `name` as the grid and the log's heading show it beside a row of
-/// `row_width` columns: whole words that fit, else its first letters. The
-/// address lines under the log keep the name whole.
-fn fitted(name: &str, row_width: usize) -> &str {
-    let room = SHEET_WIDTH.saturating_sub(row_width + 3);
+/// The room for a name beside a grid row (after its three blanks).
+fn room_beside(rules: &Rules) -> usize {
+    SHEET_WIDTH.saturating_sub(row_width(rules) + 3)
+}
+
+/// `name` in at most `room` columns, as the grid and the log's heading
+/// show it: whole words that fit, else its first letters. The address
+/// lines under the log keep the name whole.
+fn fitted(name: &str, room: usize) -> &str {
     if name.chars().count() <= room {
         return name;
     }
@@ -76,7 +80,7 @@ pub(super) fn write_grid(
     let rules = position.rules();
     let pits = rules.pits;
     let north_left_to_right = Pit::all(pits).rev();
-    let [south_name, north_name] = names.map(|name| fitted(name, row_width(rules)));
+    let [south_name, north_name] = names.map(|name| fitted(name, room_beside(rules)));
     if !rules.stores {
         let columns = usize::from(pits);
         letters(out, 0, north_left_to_right.clone())?;
@@ -179,9 +183,11 @@ const LOG_LINES_SHOWN: usize = 4;
 
 fn write_log(out: &mut impl Write, sheet: &Sheet) -> fmt::Result {
     let first = sheet.game.first();
-    let width = row_width(sheet.game.rules());
-    let first_name = fitted(sheet.name(first), width);
-    let second_name = fitted(sheet.name(first.other()), width);
+    // `   FIRST  SECOND`: each as beside its row, the second in what is left.
+    let room = room_beside(sheet.game.rules());
+    let first_name = fitted(sheet.name(first), room);
+    let left = SHEET_WIDTH.saturating_sub(first_name.chars().count() + 5);
+    let second_name = fitted(sheet.name(first.other()), room.min(left));
     writeln!(out, "   {first_name}  {second_name}")?;
     let turns = log_turns(&sheet.game);
     // The second column sits under the second name, as the first sits under

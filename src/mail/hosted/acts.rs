@@ -85,15 +85,6 @@ impl Scene<'_> {
                 Err(refusal) => refused.push(refusal),
             }
         }
-        // An offer made before the mail's own resignation (or a move that
-        // ends the game) lapsed with the game: told as not done.
-        if self.game.game().is_over() {
-            let before = events.len();
-            events.retain(|e| !matches!(e, Event::Offered { .. }));
-            if events.len() < before {
-                refused.push(self.refusal(GameRefusal::GameOver));
-            }
-        }
         let follows = moved || !events.is_empty();
         if !conditions.is_empty() {
             match self.game.keep_conditions(side, &conditions) {
@@ -103,6 +94,15 @@ impl Scene<'_> {
         }
         if follows {
             events.extend(self.what_follows(now));
+        }
+        // An offer the mail made lapses if the game ended in it (its own
+        // resignation, a move, a conditional answer): told as not done.
+        if self.game.game().is_over() {
+            let before = events.len();
+            events.retain(|e| !matches!(e, Event::Offered { .. }));
+            if events.len() < before {
+                refused.push(Refusal::OfferLapsed);
+            }
         }
         self.note_events(&events);
         self.note_answers(side)?;
@@ -203,6 +203,10 @@ impl Scene<'_> {
     fn play_move(&mut self, letter: &Letter, side: Side, now: u64) -> Result<Vec<Event>, Refusal> {
         // A reply to a mail sent before the board last changed chose its
         // move on another board (quoted or not).
+        // Out of turn, the turn is what the player needs to hear first.
+        if let Some(to_move) = self.game.game().to_move().filter(|&s| s != side) {
+            return Err(self.refusal(GameRefusal::NotYourTurn { to_move }));
+        }
         if self
             .answered_event()
             .is_some_and(|answered| answered < self.game.record().board_event)

@@ -37,8 +37,16 @@ fn keyless_answer(letter: &Letter) -> String {
     format!(
         "{} your mail was read, but nothing was done:\n\n{}",
         compose::REFEREE_LINE,
-        note(&Refusal::NoKey.to_string())
+        note(&unknown_game(letter).map_or_else(|| Refusal::NoKey.to_string(), |e| e.to_string()))
     )
+}
+
+/// An invitation in the mail to a game the referee does not have.
+fn unknown_game(letter: &Letter) -> Option<crate::engine::RulesError> {
+    letter
+        .own
+        .iter()
+        .find_map(|(_, line)| crate::mail::command::unknown_game(line))
 }
 
 impl HostedReferee {
@@ -82,7 +90,11 @@ impl HostedReferee {
         // nothing; how many a day depends on whether they have shown a key.
         let plays_here = registered.is_some();
         let reply_to = only_game.filter(|_| plays_here && !help);
-        let body = if plays_here && !help && letter.rules_asked().is_none() {
+        let body = if plays_here
+            && !help
+            && letter.rules_asked().is_none()
+            && unknown_game(letter).is_none()
+        {
             let games_text = self.games_text(secrets, games, &from.address);
             format!(
                 "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
