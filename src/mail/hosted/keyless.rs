@@ -17,8 +17,9 @@ use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
 
 /// The answer to a keyless mail that asks for a game's rules or help,
-/// else (its sender plays no game here) why nothing was done.
-fn keyless_answer(letter: &Letter) -> String {
+/// else (its sender plays no game here) why nothing was done: the game
+/// it invites to that is not here (`unknown`), or the key it lacks.
+fn keyless_answer(letter: &Letter, unknown: Option<crate::engine::RulesError>) -> String {
     if let Some(ruleset) = letter.rules_asked() {
         return format!(
             "{} the rules of {}, as you asked.\n\n{}",
@@ -37,7 +38,7 @@ fn keyless_answer(letter: &Letter) -> String {
     format!(
         "{} your mail was read, but nothing was done:\n\n{}",
         compose::REFEREE_LINE,
-        note(&unknown_game(letter).map_or_else(|| Refusal::NoKey.to_string(), |e| e.to_string()))
+        note(&unknown.map_or_else(|| Refusal::NoKey.to_string(), |e| e.to_string()))
     )
 }
 
@@ -89,19 +90,16 @@ impl HostedReferee {
         // Their boards and keys go to their own address, so a forger gains
         // nothing; how many a day depends on whether they have shown a key.
         let plays_here = registered.is_some();
+        let unknown = unknown_game(letter);
         let reply_to = only_game.filter(|_| plays_here && !help);
-        let body = if plays_here
-            && !help
-            && letter.rules_asked().is_none()
-            && unknown_game(letter).is_none()
-        {
+        let body = if plays_here && !help && letter.rules_asked().is_none() && unknown.is_none() {
             let games_text = self.games_text(secrets, games, &from.address);
             format!(
                 "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
                 compose::REFEREE_LINE
             )
         } else {
-            keyless_answer(letter)
+            keyless_answer(letter, unknown)
         };
         let answer = (body, reply_to);
         let counted_as_player = plays_in(games, &from.address);
