@@ -269,6 +269,68 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
     assert!(refused.body.contains("no move found"), "{}", refused.body);
 }
 
+/// The game's last move made by hand on the sheet (board and log, no
+/// result written) is that move: the game ends with its result; the
+/// referee's own sheet of the finished game, quoted back, takes no move.
+#[test]
+fn the_last_move_made_by_hand_on_the_sheet_ends_the_game() {
+    let (before, last) = (0..)
+        .find_map(|seed| {
+            let mut rng = SplitMix64::new(seed);
+            let mut sheet = Sheet::new(Ruleset::Mankala.rules(), Players::named("Alice", "Bob"));
+            sheet.players.south.address = Some("alice@players.example".into());
+            sheet.players.north.address = Some("bob@players.example".into());
+            loop {
+                let legal = sheet.game.legal_moves();
+                let pit = legal.nth(rng.below(legal.len())).unwrap();
+                let mut after = sheet.clone();
+                after.game.play(pit).unwrap();
+                if after.game.is_over() {
+                    // A one-sowing last turn, so the log's turn is that sowing.
+                    let whole = after.game.ply() == sheet.game.ply() + 1
+                        && sheet.game.to_move() != after.game.to_move();
+                    return whole.then_some((sheet, pit));
+                }
+                sheet = after;
+            }
+        })
+        .unwrap();
+    let side = before.game.to_move().unwrap();
+    let mut after = before.clone();
+    after.game.play(last).unwrap();
+    let finished = after.to_string();
+    let by_hand: String = finished
+        .lines()
+        .scan(false, |result, line| {
+            // The result's two lines, which the player does not write.
+            let skip = *result || line.starts_with("Result:");
+            *result = line.starts_with("Result:");
+            Some((!skip).then_some(line))
+        })
+        .flatten()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(by_hand, finished);
+    let from = before.players.get(side).address.clone().unwrap();
+    let mail = |sheet: &str| {
+        format!(
+            "From: {from}\nTo: {REFEREE}\nSubject: Re: Mankala\n\n{}",
+            quote(sheet)
+        )
+    };
+    let out = replies(mail(&by_hand).as_bytes());
+    assert!(out[0].subject.contains("game over"), "{}", out[0].subject);
+    assert!(
+        out[0].body.contains(&format!("played {last}")),
+        "{}",
+        out[0].body
+    );
+    assert!(Sheet::parse(&out[0].body).unwrap().game.is_over());
+    assert!(out[0].body.contains("Result:"), "{}", out[0].body);
+    let again = reply(mail(&finished).as_bytes());
+    assert!(again.body.contains("the game is over"), "{}", again.body);
+}
+
 /// A long name beside a grid row: quoted twice, every line of the sheet
 /// still fits 72 columns, so a mail program that wraps there leaves the
 /// grid whole, and the reply's move is played. The name reads back whole
@@ -324,6 +386,34 @@ fn a_move_with_no_opponents_address_tells_its_sender_they_alone_were_mailed() {
         "{}",
         out[0].body
     );
+}
+
+/// The sheet referee keeps no games: a `resign`, `offer draw` or `help`
+/// with no move is told it is not done here and what to do instead, not
+/// "no move found".
+#[test]
+fn a_command_to_the_referee_that_keeps_no_games_is_told_what_it_does() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    for command in ["resign", "offer draw", "help"] {
+        let mail = format!(
+            "From: Yourname <you@players.example>\nTo: {REFEREE}\n\
+             Subject: Super-Wari?\nMessage-ID: <asked@players.example>\n\n{command}\n\n{broadcast}"
+        );
+        let refused = reply(mail.as_bytes());
+        let words = refused
+            .body
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            words.contains(&format!(
+                "'{command}' is not done here: this referee keeps no games"
+            )),
+            "{command}: {}",
+            refused.body
+        );
+        assert!(words.contains("write to your opponent"), "{}", refused.body);
+    }
 }
 
 #[test]

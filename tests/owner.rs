@@ -258,6 +258,21 @@ fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
     assert!(bill.sent().is_empty());
 }
 
+/// A key in a mail to an owner who has handed none out proves no secret
+/// was lost: a stranger's forged key line neither defers the mail (exit 75,
+/// the owner's mail held back for days) nor is answered; it reaches the
+/// inbox as it came.
+#[test]
+fn a_forged_key_line_on_a_fresh_mailbox_passes_through_unanswered() {
+    let mut bill = Mailbox::new("owner-forged-key");
+    let forged = first_reply().replace(
+        "Move: c\n",
+        "Move: c\n\nYour key for game k7q2mx: k7q2mx-0123456789ab\n",
+    );
+    assert!(bill.filter(forged.as_bytes()).is_empty());
+    assert!(!bill.config().join("mancala-referee/key").exists());
+}
+
 /// A multipart mail of about `size` bytes: text, a PDF and a binary photo.
 fn with_attachments(head: &str, text: &str, size: usize, seed: u64) -> Vec<u8> {
     let mut rng = SplitMix64::new(seed);

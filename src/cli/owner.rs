@@ -54,15 +54,19 @@ fn answer_for_owner(
     use mancala::mail::sheet_referee::OwnerKeys;
     let folder = owner_folder()?;
     let keyed = folder.join("keyed");
-    // A lost secret is told by the mark, or by a key in the mail itself.
-    let secrets = mancala::store::Secrets::in_folder(&folder, || {
-        Ok(keyed.exists() || !letter.keys.is_empty())
-    })
-    .map_err(|e| {
-        Failure::tempfail(format!(
-            "{e}; the mail is kept: restore the key from its backup"
-        ))
-    })?;
+    // A key in a mail while none was handed out from here is forged (or
+    // from a folder wiped whole): never deferred, nor answered; the owner
+    // reads the mail. A lost secret is told by the mark alone.
+    if !keyed.exists() && !letter.keys.is_empty() && !folder.join("key").exists() {
+        log("- not refereed: the mail shows a key, and no key was handed out from here");
+        return Ok(());
+    }
+    let secrets =
+        mancala::store::Secrets::in_folder(&folder, || Ok(keyed.exists())).map_err(|e| {
+            Failure::tempfail(format!(
+                "{e}; the mail is kept: restore the key from its backup"
+            ))
+        })?;
     let keys = OwnerKeys {
         secrets,
         sub_addresses,

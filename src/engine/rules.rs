@@ -26,7 +26,8 @@ macro_rules! rulesets {
         }
 
         /// The table: one entry a ruleset, in the order of [`Ruleset::ALL`].
-        static SPECS: [RulesetSpec; [$(stringify!($variant)),*].len()] = [$($spec,)*];
+        static SPECS: [RulesetSpec; [$(stringify!($variant)),*].len()] =
+            [$($spec.of(Ruleset::$variant),)*];
 
         impl Ruleset {
             /// Every ruleset, in the order the program lists them.
@@ -41,7 +42,6 @@ rulesets! {
         name: "super-wari",
         title: "Super-Wari",
         rules: Rules {
-            ruleset: Ruleset::SuperWari,
             pits: 8,
             stones: 3,
             ..WARI
@@ -59,7 +59,6 @@ rulesets! {
         name: "waurie",
         title: "Waurie",
         rules: Rules {
-            ruleset: Ruleset::Waurie,
             capture: Capture::None,
             empty_row: EmptyRow::CannotMoveWins,
             ..KALAH_LIKE
@@ -100,7 +99,6 @@ emptied pit is sown again on a lap. Ending in your own endpit sows again
         name: "mankala",
         title: "Mankala",
         rules: Rules {
-            ruleset: Ruleset::Mankala,
             stones: 3,
             capture: Capture::OppositeIntoOwnPit,
             ..KALAH_LIKE
@@ -125,7 +123,6 @@ empty; each scores their pits plus home, and the higher score wins.
         name: "kalah",
         title: "Kalah",
         rules: Rules {
-            ruleset: Ruleset::Kalah,
             capture: Capture::OppositeIntoStore,
             ..KALAH_LIKE
         },
@@ -250,6 +247,20 @@ pub struct RulesetSpec {
     pub summary: &'static str,
 }
 
+impl RulesetSpec {
+    /// The entry as `ruleset`'s: the table says which ruleset a row is
+    /// once, by its place, and its rules carry it.
+    const fn of(self, ruleset: Ruleset) -> RulesetSpec {
+        RulesetSpec {
+            rules: Rules {
+                ruleset,
+                ..self.rules
+            },
+            ..self
+        }
+    }
+}
+
 /// A variant of a ruleset: a name, a line that says what differs, and the
 /// change to the rules' parameters.
 pub struct VariantSpec {
@@ -336,6 +347,13 @@ impl Ruleset {
     }
 }
 
+/// A ruleset writes as its name, as the command line and the sheet take it.
+impl fmt::Display for Ruleset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// `a`, `a or b`, `a, b or c` (with `conjunction` "or").
 fn join_list<'a>(names: impl Iterator<Item = &'a str>, conjunction: &str) -> String {
     let names: Vec<&str> = names.collect();
@@ -354,12 +372,6 @@ pub fn ruleset_names() -> String {
 /// Every game's prose name, `Super-Wari, Wari, ... and Kalah`.
 pub fn ruleset_titles() -> String {
     join_list(Ruleset::ALL.iter().map(|r| r.title()), "and")
-}
-
-impl fmt::Display for Ruleset {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl FromStr for Ruleset {

@@ -68,6 +68,28 @@ pub enum Command {
 }
 
 impl Command {
+    /// The command's word, as the player wrote it in short.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::New { .. } => "new",
+            Command::Accept => "accept",
+            Command::Decline => "decline",
+            Command::Resign => "resign",
+            Command::Board(_) => "board",
+            Command::Preview(_) => "preview",
+            Command::If(_) => "if",
+            Command::OfferDraw => "offer draw",
+            Command::Takeback => "takeback",
+            Command::Move(_) => "move",
+            Command::Help => "help",
+            Command::HelpRules(_) => "rules",
+            Command::Games => "games",
+            Command::History => "history",
+            Command::Analysis => "analysis",
+            Command::Ratings(_) => "ratings",
+        }
+    }
+
     /// Does it only ask (an answer to the sender, the game untouched)?
     pub fn is_question(&self) -> bool {
         matches!(
@@ -404,12 +426,19 @@ mod tests {
         ));
     }
 
+    /// The game and the opponent of the invitation `line` reads as.
+    fn invitation(line: &str) -> (Ruleset, Opponent) {
+        match command_line(line) {
+            Ok(Some(Command::New {
+                ruleset, opponent, ..
+            })) => (ruleset, opponent),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
     #[test]
     fn an_opponent_as_people_write_one() {
-        let opponent = |l: &str| match command_line(l) {
-            Ok(Some(Command::New { opponent, .. })) => opponent,
-            other => panic!("{l}: {other:?}"),
-        };
+        let opponent = |line: &str| invitation(line).1;
         assert_eq!(
             opponent("new wari with Bob <bob@players.example>"),
             Opponent::Person(Mailbox {
@@ -433,10 +462,7 @@ mod tests {
     /// prose that starts with `new` stays prose.
     #[test]
     fn a_new_games_name_as_people_write_it() {
-        let ruleset = |l: &str| match command_line(l) {
-            Ok(Some(Command::New { ruleset, .. })) => ruleset,
-            other => panic!("{l}: {other:?}"),
-        };
+        let ruleset = |line: &str| invitation(line).0;
         assert_eq!(
             ruleset("new Super Wari with bob@x.example"),
             Ruleset::SuperWari

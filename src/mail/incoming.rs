@@ -1,6 +1,8 @@
 //! One incoming mail, reduced to what the referee needs. Parsing never
 //! fails: whatever cannot be read is simply absent.
 
+use std::borrow::Cow;
+
 use mail_parser::{Address, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders};
 
 use super::text;
@@ -63,13 +65,26 @@ fn text_list(value: &HeaderValue) -> Vec<String> {
 impl Incoming {
     /// Reads a message (LF or CRLF, perhaps after an mbox `From ` line).
     pub fn parse(raw: &[u8]) -> Incoming {
-        let (envelope_line, raw) = split_mbox_line(raw);
-        let Some(message) = MessageParser::default().parse(raw) else {
+        let raw = lines_ended(raw);
+        let (envelope_line, raw) = split_mbox_line(&raw);
+        let parser = MessageParser::default();
+        let Some(message) = parser.parse(raw) else {
             return Incoming {
                 envelope_sender: envelope_line,
                 ..Incoming::default()
             };
         };
+        // mail-parser drops a last part whose closing boundary never comes
+        // (a mail cut short): closed, it is read, the move in it with it.
+        if let Some(closed) = closing_boundary(&message, raw) {
+            if let Some(message) = parser.parse(&[raw, closed.as_bytes()].concat()) {
+                return Incoming::read(&message, envelope_line);
+            }
+        }
+        Incoming::read(&message, envelope_line)
+    }
+
+    fn read(message: &Message, envelope_line: Option<String>) -> Incoming {
         let header_text = |name: &str| message.header_raw(name).map(|v| v.trim().to_string());
         let return_path = header_text("Return-Path");
         let envelope_sender = envelope_line.or_else(|| {
@@ -105,12 +120,25 @@ impl Incoming {
             message_id: message.message_id().map(str::to_string),
             references,
             in_reply_to,
-            text: body_text(&message),
-            automatic: automatic(&message, envelope_sender.as_deref()),
+            text: body_text(message),
+            automatic: automatic(message, envelope_sender.as_deref()),
             envelope_sender,
             loops,
         }
     }
+}
+
+/// The closing delimiter a multipart mail lacks, if it lacks it.
+fn closing_boundary(message: &Message, raw: &[u8]) -> Option<String> {
+    let content_type = message.content_type()?;
+    if !content_type.ctype().eq_ignore_ascii_case("multipart") {
+        return None;
+    }
+    let closing = format!("--{}--", content_type.attribute("boundary")?);
+    let closed = raw
+        .windows(closing.len())
+        .any(|window| window == closing.as_bytes());
+    (!closed).then(|| format!("\n{closing}\n"))
 }
 
 /// Splits off the `From sender date` line that mbox files and MTA pipes put first.
@@ -213,9 +241,40 @@ fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'stati
     None
 }
 
+/// The mail with its lines ended as the parser reads them: old Mac mail
+/// programs end each line with a CR alone, which would make the whole mail
+/// one header line (no From, no move) and leave it unanswered.
+fn lines_ended(raw: &[u8]) -> Cow<'_, [u8]> {
+    if raw.contains(&b'\r') && !raw.contains(&b'\n') {
+        let lines = raw.iter().map(|&b| if b == b'\r' { b'\n' } else { b });
+        Cow::Owned(lines.collect())
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mail_whose_lines_end_in_cr_alone_is_read_as_lines() {
+        let mail = Incoming::parse(b"From: bob@players.example\rSubject: Re: Wari\r\rmove c\r");
+        assert_eq!(
+            mail.from.map(|m| m.address).as_deref(),
+            Some("bob@players.example")
+        );
+        assert_eq!(mail.text.trim(), "move c");
+    }
+
+    /// A mail cut off before its closing boundary keeps its last part.
+    #[test]
+    fn a_last_part_with_no_closing_boundary_is_read() {
+        let raw = "From: bob@players.example\nMIME-Version: 1.0\n\
+            Content-Type: multipart/mixed; boundary=\"A\"\n\n\
+            --A\nContent-Type: text/plain\n\nmove c\n";
+        assert_eq!(Incoming::parse(raw.as_bytes()).text.trim(), "move c");
+    }
 
     /// mail-parser keeps a part's leading byte-order mark: it is dropped,
     /// so a move written right after it is read.

@@ -2,6 +2,7 @@
 //! quoted sheet with the move written in place of its `?`, one turn
 //! played, and why a mail's move was not played ([`Refusal`]).
 
+use super::command::Command;
 use super::letter::Letter;
 use super::refusal::Refusal;
 use crate::engine::{Pit, Side, Sowing};
@@ -47,8 +48,9 @@ pub fn read_request(
     let (sheet, log_move) = match raw.check_board(&full.game) {
         // No `?` awaits a move, and the board shows the log's last turn
         // played: the sender made their move on the sheet, board and log
-        // ("with your first move made", as Bill's broadcast asks).
-        Ok(()) if !raw.awaits && !full.game.is_over() => match raw.turns.last() {
+        // ("with your first move made", as Bill's broadcast asks), the
+        // game's last perhaps, while no result is drawn.
+        Ok(()) if !raw.awaits && !raw.result_shown => match raw.turns.last() {
             Some(turn) => {
                 let before = raw
                     .replay(total - turn.len())
@@ -72,7 +74,18 @@ pub fn read_request(
         }
     };
     let sowings = match (line_moves.as_slice(), log_move) {
-        ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
+        ([], None) => {
+            // A command the sheet alone cannot carry out (`resign`,
+            // `help`) is named, not answered as a mail without a move.
+            let commands = letter.commands.as_deref().unwrap_or_default();
+            let asked = commands.iter().find(|c| !matches!(c, Command::Move(_)));
+            let refusal = match asked {
+                _ if sheet.game.is_over() => Refusal::GameOver,
+                Some(command) => Refusal::KeepsNoGames(command.name()),
+                None => Refusal::NoMove,
+            };
+            return Err((refusal, Some(Box::new(sheet))));
+        }
         ([], Some(log)) => log,
         ([line], None) => line.clone(),
         ([line], Some(log)) if *line == log => log,

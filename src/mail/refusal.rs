@@ -62,6 +62,9 @@ pub enum Refusal {
     SeveralMoves(String),
     #[error("no move found: write a line 'move <pit>' above the quoted board")]
     NoMove,
+    /// A command to a referee that keeps no games (the sheet referee).
+    #[error("'{0}' is not done here: this referee keeps no games, it plays the move on the quoted sheet and nothing else; write a line 'move <pit>' above the quoted board, and to resign or agree a draw, write to your opponent")]
+    KeepsNoGames(&'static str),
     #[error("the game is over; it takes no more moves (start another with a line: new GAME with ADDRESS)")]
     GameOver,
     #[error("it is {name}'s move ({side}), and this mail is from {from}, not {address}: {name} replies from that address")]
@@ -210,6 +213,7 @@ mod tests {
             },
             Refusal::SeveralMoves("c, d".into()),
             Refusal::NoMove,
+            Refusal::KeepsNoGames("resign"),
             Refusal::GameOver,
             Refusal::NotYourMove {
                 name: name(),
@@ -266,6 +270,7 @@ mod tests {
                 | Refusal::Disagree { .. }
                 | Refusal::SeveralMoves(_)
                 | Refusal::NoMove
+                | Refusal::KeepsNoGames(_)
                 | Refusal::GameOver
                 | Refusal::NotYourMove { .. }
                 | Refusal::Illegal(_)

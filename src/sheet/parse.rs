@@ -45,6 +45,9 @@ pub struct RawSheet {
     /// A game ended by a player's word rather than the board: the loser
     /// and why (resignation or forfeit), from the `Result:` lines.
     pub conceded: Option<(Side, EndReason)>,
+    /// The sheet shows a `Result:`, as the referee draws a finished game
+    /// (a player who ends it by hand on the sheet writes none).
+    pub result_shown: bool,
     /// The text's lines (0-based) that the sheet spans, title to last line.
     pub lines: std::ops::Range<usize>,
 }
@@ -425,14 +428,14 @@ fn read_under_grid<'a>(lines: &[&'a str], g: usize) -> Result<UnderGrid<'a>, She
 
 /// After the log, which ends at `log_end`: the result (two lines) and the
 /// players' addresses, put into `players`; with the line after the sheet
-/// and a concession the result records.
+/// and the result, if shown: `Some` of a concession it records, if any.
 fn read_after_log(
     lines: &[&str],
     log_end: usize,
     players: &mut Players,
-) -> (usize, Option<(Side, EndReason)>) {
+) -> (usize, Option<Option<(Side, EndReason)>>) {
     let mut end = log_end;
-    let mut conceded = None;
+    let mut result = None;
     for (i, line) in lines.iter().enumerate().skip(log_end).take(5) {
         // A long name's line, wrapped by a mail program before its address.
         let wrapped = || {
@@ -449,10 +452,10 @@ fn read_after_log(
             end = i + 2;
         } else if line.starts_with("Result:") {
             end = i + 2;
-            conceded = concession(line, lines.get(i + 1).copied().unwrap_or(""));
+            result = Some(concession(line, lines.get(i + 1).copied().unwrap_or("")));
         }
     }
-    (end, conceded)
+    (end, result)
 }
 
 fn is_letters(line: &str) -> bool {
@@ -497,7 +500,7 @@ impl RawSheet {
                 address: None,
             },
         };
-        let (end, conceded) = read_after_log(&lines, log_end, &mut players);
+        let (end, result) = read_after_log(&lines, log_end, &mut players);
         let (ruleset, stones, first, variant, id) = match title {
             Some(t) => (Some(t.ruleset), t.stones, t.first, t.variant, t.id),
             None => (None, None, None, None, None),
@@ -526,7 +529,8 @@ impl RawSheet {
             players,
             turns,
             awaits,
-            conceded,
+            conceded: result.flatten(),
+            result_shown: result.is_some(),
             lines: sheet_start..end,
         })
     }
