@@ -27,7 +27,14 @@ macro_rules! rulesets {
 
         /// The table: one entry a ruleset, in the order of [`Ruleset::ALL`].
         static SPECS: [RulesetSpec; [$(stringify!($variant)),*].len()] =
-            [$($spec.of(Ruleset::$variant),)*];
+            [$({
+                // Which ruleset a row is, said once: by its place.
+                let spec = $spec;
+                RulesetSpec {
+                    rules: Rules { ruleset: Ruleset::$variant, ..spec.rules },
+                    ..spec
+                }
+            },)*];
 
         impl Ruleset {
             /// Every ruleset, in the order the program lists them.
@@ -38,36 +45,28 @@ macro_rules! rulesets {
 
 rulesets! {
     /// Bill Taylor's 2x8 Wari (seed 000).
-    SuperWari => RulesetSpec {
-        name: "super-wari",
-        title: "Super-Wari",
-        rules: Rules {
+    SuperWari => WARI_SPEC
+        .named("super-wari", "Super-Wari")
+        .with_rules(Rules {
             pits: 8,
             stones: 3,
             ..WARI
-        },
+        })
+        .pit_range(8..=8)
         // Any count whose total fits the board's counters (at most 240 stones).
-        stones: 1..=15,
-        pits: 8..=8,
-        guide: include_str!("../guide/super-wari.md"),
-        ..WARI_SPEC
-    },
+        .stone_range(1..=15)
+        .guide(include_str!("../guide/super-wari.md")),
     /// Classic 2x6 Wari, the game Super-Wari extends.
     Wari => WARI_SPEC,
     /// The Cayman 2x6 game with endpits and bonus moves (seed 002).
-    Waurie => RulesetSpec {
-        name: "waurie",
-        title: "Waurie",
-        rules: Rules {
-            capture: Capture::None,
+    Waurie => KALAH_LIKE_SPEC
+        .named("waurie", "Waurie")
+        .with_rules(Rules {
             empty_row: EmptyRow::CannotMoveWins,
             ..KALAH_LIKE
-        },
-        stones: 1..=20,
-        pits: 6..=6,
-        store_word: "endpit",
-        opponent: DefaultOpponent::Strong,
-        variants: &[
+        })
+        .store_word("endpit")
+        .variants(&[
             VariantSpec {
                 name: "first-empty-wins",
                 summary: "the first player to empty their own row wins at once, even \
@@ -86,54 +85,50 @@ rulesets! {
                     ..rules
                 },
             },
-        ],
-        guide: include_str!("../guide/waurie.md"),
-        summary: "\
+        ])
+        .guide(include_str!("../guide/waurie.md"))
+        .summary(
+            "\
 Sow anti-clockwise into your own endpit but never the opponent's; the
 emptied pit is sown again on a lap. Ending in your own endpit sows again
 (a free turn). No captures. The player to move who has no seeds wins.
 ",
-    },
+        ),
     /// Roger Critchlow's Kalah-like game (seed 004).
-    Mankala => RulesetSpec {
-        name: "mankala",
-        title: "Mankala",
-        rules: Rules {
+    Mankala => KALAH_LIKE_SPEC
+        .named("mankala", "Mankala")
+        .with_rules(Rules {
             stones: 3,
             capture: Capture::OppositeIntoOwnPit,
             ..KALAH_LIKE
-        },
+        })
         // Critchlow's program offers 3, 4, 5 or 6.
-        stones: 3..=6,
-        pits: 6..=6,
-        store_word: "home",
+        .stone_range(3..=6)
+        .store_word("home")
         // Critchlow's own greedy player, for his own game.
-        opponent: DefaultOpponent::Greedy,
-        variants: &[],
-        guide: include_str!("../guide/mankala.md"),
-        summary: "\
+        .opponent(DefaultOpponent::Greedy)
+        .guide(include_str!("../guide/mankala.md"))
+        .summary(
+            "\
 Sow anti-clockwise into your own home but never the opponent's. Ending in
 your home is another turn. Ending in an empty pit of your own brings the
 opposite pit's stones into that pit. The game ends as soon as a row is
 empty; each scores their pits plus home, and the higher score wins.
 ",
-    },
+        ),
     /// Standard Kalah, the game most people know as mancala.
-    Kalah => RulesetSpec {
-        name: "kalah",
-        title: "Kalah",
-        rules: Rules {
+    Kalah => KALAH_LIKE_SPEC
+        .named("kalah", "Kalah")
+        .with_rules(Rules {
             capture: Capture::OppositeIntoStore,
             ..KALAH_LIKE
-        },
+        })
         // 1 and 2 for the small boards of the literature.
-        stones: 1..=6,
+        .stone_range(1..=6)
         // The smaller boards of the literature (Irving, Donkers and
         // Uiterwijk solved Kalah with 1 to 6 pits a row).
-        pits: 1..=6,
-        store_word: "store",
-        opponent: DefaultOpponent::Strong,
-        variants: &[VariantSpec {
+        .pit_range(1..=6)
+        .variants(&[VariantSpec {
             name: "empty-capture",
             summary: "a last stone in an empty pit of your own goes into your store even \
                       when the opposite pit is empty (the rules Irving, Donkers and \
@@ -142,18 +137,40 @@ empty; each scores their pits plus home, and the higher score wins.
                 lone_capture: true,
                 ..rules
             },
-        }],
-        guide: include_str!("../guide/kalah.md"),
-        summary: "\
+        }])
+        .guide(include_str!("../guide/kalah.md"))
+        .summary(
+            "\
 Sow anti-clockwise into your own store but never the opponent's. Ending in
 your store is another turn. Ending in an empty pit of your own while the
 opposite pit has stones puts both into your store. The game ends as soon
 as a row is empty; each scores their pits plus store; the higher wins.
 ",
-    },
+        ),
 }
 
-/// The parameters Super-Wari and Wari share.
+/// Wari's entry, the base of Super-Wari's.
+const WARI_SPEC: RulesetSpec = RulesetSpec {
+    name: "wari",
+    title: "Wari",
+    rules: WARI,
+    stones: 1..=20,
+    pits: 6..=6,
+    store_word: "store",
+    opponent: DefaultOpponent::Strong,
+    variants: &[],
+    guide: include_str!("../guide/wari.md"),
+    summary: "\
+Sow anti-clockwise, skipping the pit you moved from on a lap. A last stone
+that makes an opponent's pit 2 or 3 captures it, and the unbroken run of
+2s and 3s behind it, to the edge of their row. No move may leave the
+opponent without stones (when none can help, the mover takes all that is
+left). A position seen before ends the game, each taking their own side.
+More than half the stones captured wins at once; equal is a draw.
+",
+};
+
+/// Wari's rules, the base of Super-Wari's.
 const WARI: Rules = Rules {
     ruleset: Ruleset::Wari,
     pits: 6,
@@ -170,46 +187,23 @@ const WARI: Rules = Rules {
     variant: None,
 };
 
-/// Wari's entry, the base of Super-Wari's.
-const WARI_SPEC: RulesetSpec = RulesetSpec {
-    name: "wari",
-    title: "Wari",
-    rules: WARI,
-    stones: 1..=20,
-    pits: 6..=6,
-    store_word: "store",
-    opponent: DefaultOpponent::Strong,
-    variants: &[],
-    guide: include_str!("../guide/wari.md"),
-    summary: WARI_SUMMARY,
-};
-
-const WARI_SUMMARY: &str = "\
-Sow anti-clockwise, skipping the pit you moved from on a lap. A last stone
-that makes an opponent's pit 2 or 3 captures it, and the unbroken run of
-2s and 3s behind it, to the edge of their row. No move may leave the
-opponent without stones (when none can help, the mover takes all that is
-left). A position seen before ends the game, each taking their own side.
-More than half the stones captured wins at once; equal is a draw.
-";
-
-/// The parameters of the games with stores that sowing passes (Waurie,
-/// Mankala, Kalah).
+/// The rules of the games with stores that sowing passes (Waurie,
+/// Mankala, Kalah), as they differ from Wari's.
 const KALAH_LIKE: Rules = Rules {
     ruleset: Ruleset::Kalah,
-    pits: 6,
-    stones: 4,
     stores: true,
-    sow_opponent_store: false,
     skip_origin: false,
     capture: Capture::None,
     bonus_in_own_store: true,
     empty_row: EmptyRow::EndsGame,
     majority_wins: false,
     repetition_ends: false,
-    lone_capture: false,
-    variant: None,
+    ..WARI
 };
+
+/// The base of the Kalah-like rows: Wari's entry with their rules; each
+/// row names itself and what else it changes.
+const KALAH_LIKE_SPEC: RulesetSpec = WARI_SPEC.with_rules(KALAH_LIKE);
 
 /// Which computer a game is played against unless the player names one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,17 +241,48 @@ pub struct RulesetSpec {
     pub summary: &'static str,
 }
 
+/// The table's rows are built from a base entry (`WARI_SPEC`,
+/// `KALAH_LIKE_SPEC`), each naming only what it changes, as a builder does
+/// (its rules first, as a whole).
 impl RulesetSpec {
-    /// The entry as `ruleset`'s: the table says which ruleset a row is
-    /// once, by its place, and its rules carry it.
-    const fn of(self, ruleset: Ruleset) -> RulesetSpec {
+    const fn with_rules(self, rules: Rules) -> RulesetSpec {
+        RulesetSpec { rules, ..self }
+    }
+
+    const fn named(self, name: &'static str, title: &'static str) -> RulesetSpec {
         RulesetSpec {
-            rules: Rules {
-                ruleset,
-                ..self.rules
-            },
+            name,
+            title,
             ..self
         }
+    }
+
+    const fn stone_range(self, stones: RangeInclusive<u8>) -> RulesetSpec {
+        RulesetSpec { stones, ..self }
+    }
+
+    const fn pit_range(self, pits: RangeInclusive<u8>) -> RulesetSpec {
+        RulesetSpec { pits, ..self }
+    }
+
+    const fn store_word(self, store_word: &'static str) -> RulesetSpec {
+        RulesetSpec { store_word, ..self }
+    }
+
+    const fn opponent(self, opponent: DefaultOpponent) -> RulesetSpec {
+        RulesetSpec { opponent, ..self }
+    }
+
+    const fn variants(self, variants: &'static [VariantSpec]) -> RulesetSpec {
+        RulesetSpec { variants, ..self }
+    }
+
+    const fn guide(self, guide: &'static str) -> RulesetSpec {
+        RulesetSpec { guide, ..self }
+    }
+
+    const fn summary(self, summary: &'static str) -> RulesetSpec {
+        RulesetSpec { summary, ..self }
     }
 }
 
