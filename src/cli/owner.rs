@@ -54,19 +54,25 @@ fn answer_for_owner(
     use mancala::mail::sheet_referee::OwnerKeys;
     let folder = owner_folder()?;
     let keyed = folder.join("keyed");
-    // A key in a mail while none was handed out from here is forged (or
-    // from a folder wiped whole): never deferred, nor answered; the owner
-    // reads the mail. A lost secret is told by the mark alone.
-    if !keyed.exists() && !letter.keys.is_empty() && !folder.join("key").exists() {
-        log("- not refereed: the mail shows a key, and no key was handed out from here");
-        return Ok(());
-    }
-    let secrets =
-        mancala::store::Secrets::in_folder(&folder, || Ok(keyed.exists())).map_err(|e| {
+    // A key in a mail while none was handed out from here (no secret, no
+    // mark) is forged, or from a folder wiped whole: not refereed, never
+    // deferred; the owner reads the mail. A lost secret is told by the mark.
+    let mut forged = false;
+    let secrets = mancala::store::Secrets::in_folder(&folder, || {
+        forged = !keyed.exists() && !letter.keys.is_empty();
+        Ok(keyed.exists() || forged)
+    });
+    let secrets = match secrets {
+        Err(_) if forged => {
+            log("- not refereed: the mail shows a key, and no key was handed out from here");
+            return Ok(());
+        }
+        secrets => secrets.map_err(|e| {
             Failure::tempfail(format!(
                 "{e}; the mail is kept: restore the key from its backup"
             ))
-        })?;
+        })?,
+    };
     let keys = OwnerKeys {
         secrets,
         sub_addresses,

@@ -2,7 +2,6 @@
 //! quoted sheet with the move written in place of its `?`, one turn
 //! played, and why a mail's move was not played ([`Refusal`]).
 
-use super::command::Command;
 use super::letter::Letter;
 use super::refusal::Refusal;
 use crate::engine::{Pit, Side, Sowing};
@@ -74,18 +73,7 @@ pub fn read_request(
         }
     };
     let sowings = match (line_moves.as_slice(), log_move) {
-        ([], None) => {
-            // A command the sheet alone cannot carry out (`resign`,
-            // `help`) is named, not answered as a mail without a move.
-            let commands = letter.commands.as_deref().unwrap_or_default();
-            let asked = commands.iter().find(|c| !matches!(c, Command::Move(_)));
-            let refusal = match asked {
-                _ if sheet.game.is_over() => Refusal::GameOver,
-                Some(command) => Refusal::KeepsNoGames(command.name()),
-                None => Refusal::NoMove,
-            };
-            return Err((refusal, Some(Box::new(sheet))));
-        }
+        ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
         ([], Some(log)) => log,
         ([line], None) => line.clone(),
         ([line], Some(log)) if *line == log => log,

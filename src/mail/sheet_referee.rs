@@ -2,6 +2,7 @@
 //! mails, and the quoted sheet is checked by replaying its log. It decides
 //! from a [`Letter`]; sending is [`delivery`](super::delivery)'s.
 
+use super::command::Command;
 use super::compose::{
     self, clean_name, game_line, is_placeholder, note, sheet_body, signature, Next,
 };
@@ -86,6 +87,10 @@ impl SheetReferee {
         };
         let request = match read_request(letter, &raw) {
             Ok(request) => request,
+            Err((Refusal::NoMove, sheet)) => {
+                let refusal = without_move(letter, sheet.as_deref());
+                return self.refuse(letter, &from, &refusal, sheet.as_deref(), None);
+            }
             Err((refusal, sheet)) => {
                 return self.refuse(letter, &from, &refusal, sheet.as_deref(), None)
             }
@@ -362,6 +367,21 @@ impl SheetReferee {
 }
 
 /// The sheet of a mail that played nothing, and the moves it awaits.
+/// Why a mail with no move is refused: the game is over, or the command
+/// it holds is one this referee, which keeps no games, does not carry out.
+fn without_move(letter: &Letter, sheet: Option<&Sheet>) -> Refusal {
+    if sheet.is_some_and(|sheet| sheet.game.is_over()) {
+        return Refusal::GameOver;
+    }
+    let commands = letter.commands.as_deref().unwrap_or_default();
+    commands
+        .iter()
+        .find(|c| !matches!(c, Command::Move(_)))
+        .map_or(Refusal::NoMove, |command| {
+            Refusal::KeepsNoGames(command.name())
+        })
+}
+
 fn unchanged(sheet: &Sheet) -> String {
     "\n".to_string() + &sheet_body("The board is unchanged:", None, sheet, Next::Moves)
 }
