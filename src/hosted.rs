@@ -113,6 +113,9 @@ pub enum GameRefusal {
     NotYourTurn {
         to_move: Side,
     },
+    /// A move answering a mail sent before the board last changed: chosen
+    /// on another board.
+    OutOfDate,
     /// A sowing the rules refuse.
     Illegal(PlayError),
     /// A turn written on past its end: `played`, then `rest` with no free turn.
@@ -203,10 +206,7 @@ impl HostedGame {
         sowings: &[Pit],
         now: u64,
     ) -> Result<Vec<Event>, GameRefusal> {
-        let to_move = self.game.to_move().ok_or(GameRefusal::GameOver)?;
-        if to_move != side {
-            return Err(GameRefusal::NotYourTurn { to_move });
-        }
+        self.may_play(side, None)?;
         let sowed = sow_turn(&mut self.game, side, sowings)?;
         self.record.standing = Standing::Playing;
         let mut events = vec![Event::Played {
@@ -215,6 +215,24 @@ impl HostedGame {
         }];
         events.extend(self.turn_recorded(side, now));
         Ok(events)
+    }
+
+    /// May `side` play now, in answer to the referee's mail of event
+    /// `answering` (when known)? Whose turn it is comes first; then a mail
+    /// sent before the board last changed chose its move on another board.
+    ///
+    /// # Errors
+    /// The game is over, it is the opponent's turn, or the mail answered
+    /// is older than the board.
+    pub fn may_play(&self, side: Side, answering: Option<u32>) -> Result<(), GameRefusal> {
+        let to_move = self.game.to_move().ok_or(GameRefusal::GameOver)?;
+        if to_move != side {
+            return Err(GameRefusal::NotYourTurn { to_move });
+        }
+        if answering.is_some_and(|event| event < self.record.board_event) {
+            return Err(GameRefusal::OutOfDate);
+        }
+        Ok(())
     }
 
     /// After `side`'s turn: recorded; it declines the opponent's open
@@ -607,6 +625,32 @@ mod tests {
             reply: pits(reply),
             answer: pits(answer),
         }
+    }
+
+    #[test]
+    fn a_move_answering_a_mail_older_than_the_board_is_refused_after_the_turn() {
+        let mut hosted = game(Standing::Playing, None);
+        hosted.record.board_event = 3;
+        assert_eq!(
+            hosted.may_play(Side::North, Some(2)),
+            Err(GameRefusal::NotYourTurn {
+                to_move: Side::South
+            })
+        );
+        assert_eq!(
+            hosted.may_play(Side::South, Some(2)),
+            Err(GameRefusal::OutOfDate)
+        );
+        assert_eq!(hosted.may_play(Side::South, Some(3)), Ok(()));
+        // Not knowing which mail a move answers is no reason to refuse it.
+        assert_eq!(hosted.may_play(Side::South, None), Ok(()));
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        assert_eq!(
+            hosted.play(Side::South, &pits("d"), 300),
+            Err(GameRefusal::NotYourTurn {
+                to_move: Side::North
+            })
+        );
     }
 
     #[test]

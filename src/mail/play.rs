@@ -16,6 +16,9 @@ pub struct Request {
     pub pasted: bool,
 }
 
+/// A refusal, with the sheet as it stands when one could be read.
+pub type Refused = (Refusal, Option<Box<Sheet>>);
+
 /// The verified sheet in `raw` and the move, from a move line or the log.
 ///
 /// # Errors
@@ -23,7 +26,7 @@ pub struct Request {
 pub fn read_request(
     letter: &Letter,
     raw: &RawSheet,
-) -> Result<Request, (Refusal, Option<Box<Sheet>>)> {
+) -> Result<Request, Refused> {
     let mut line_moves: Vec<Vec<Pit>> = Vec::new();
     for (index, read) in &letter.move_lines {
         if raw.lines.contains(index) {
@@ -40,38 +43,7 @@ pub fn read_request(
             _ => {}
         }
     }
-    // The log is the authority: the board drawn is the log played out,
-    // or the log without the move the player wrote in place of `?`.
-    let total = raw.sowing_count();
-    let full = raw.replay(total).map_err(|e| (Refusal::Sheet(e), None))?;
-    let (sheet, log_move) = match raw.check_board(&full.game) {
-        // No `?` awaits a move, and the board shows the log's last turn
-        // played: the sender made their move on the sheet, board and log
-        // ("with your first move made", as Bill's broadcast asks), the
-        // game's last perhaps, while no result is drawn.
-        Ok(()) if !raw.awaits && !raw.result_shown => match raw.turns.last() {
-            Some(turn) => {
-                let before = raw
-                    .replay(total - turn.len())
-                    .map_err(|e| (Refusal::Sheet(e), None))?;
-                (before, Some(turn.clone()))
-            }
-            None => (full, None),
-        },
-        Ok(()) => (full, None),
-        Err(mismatch) => {
-            let last_turn = raw.turns.last().map_or(0, Vec::len);
-            let earlier = (1..=last_turn).find_map(|k| {
-                let sheet = raw.replay(total - k).ok()?;
-                raw.check_board(&sheet.game).ok()?;
-                Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
-            });
-            match earlier {
-                Some((sheet, sowings)) => (sheet, Some(sowings)),
-                None => return Err((Refusal::Sheet(mismatch), None)),
-            }
-        }
-    };
+    let (sheet, log_move) = sheet_and_log_move(raw)?;
     let sowings = match (line_moves.as_slice(), log_move) {
         ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
         ([], Some(log)) => log,
@@ -105,6 +77,43 @@ pub fn read_request(
         sheet,
         sowings,
         pasted,
+    })
+}
+
+/// The sheet before the move the player made on it, and that move: the
+/// log is the authority, and the board drawn is the log played out, or the
+/// log without the move the player wrote in place of `?` (or made on board
+/// and log alike).
+fn sheet_and_log_move(raw: &RawSheet) -> Result<(Sheet, Option<Vec<Pit>>), Refused> {
+    let total = raw.sowing_count();
+    let full = raw.replay(total).map_err(|e| (Refusal::Sheet(e), None))?;
+    Ok(match raw.check_board(&full.game) {
+        // No `?` awaits a move, and the board shows the log's last turn
+        // played: the sender made their move on the sheet, board and log
+        // ("with your first move made", as Bill's broadcast asks), the
+        // game's last perhaps, while no result is drawn.
+        Ok(()) if !raw.awaits && !raw.result_shown => match raw.turns.last() {
+            Some(turn) => {
+                let before = raw
+                    .replay(total - turn.len())
+                    .map_err(|e| (Refusal::Sheet(e), None))?;
+                (before, Some(turn.clone()))
+            }
+            None => (full, None),
+        },
+        Ok(()) => (full, None),
+        Err(mismatch) => {
+            let last_turn = raw.turns.last().map_or(0, Vec::len);
+            let earlier = (1..=last_turn).find_map(|k| {
+                let sheet = raw.replay(total - k).ok()?;
+                raw.check_board(&sheet.game).ok()?;
+                Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
+            });
+            match earlier {
+                Some((sheet, sowings)) => (sheet, Some(sowings)),
+                None => return Err((Refusal::Sheet(mismatch), None)),
+            }
+        }
     })
 }
 

@@ -16,6 +16,7 @@ impl Refusal {
                 name: name(to_move),
                 side: to_move,
             },
+            GameRefusal::OutOfDate => Refusal::OutOfDate,
             GameRefusal::Illegal(error) => Refusal::Illegal(error),
             GameRefusal::NoFreeTurn { played, rest } => Refusal::NoFreeTurn {
                 played: echo(&written(&played)),

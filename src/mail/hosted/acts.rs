@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::{Decision, Did, Scene};
-use crate::engine::Side;
+use crate::engine::{Pit, Side};
 use crate::hosted::{Answer, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
@@ -86,8 +86,27 @@ impl Scene<'_> {
             }
         }
         let follows = moved || !events.is_empty();
+        self.settle(side, &conditions, follows, &mut events, &mut refused, now);
+        self.note_events(&events);
+        self.note_answers(side)?;
+        Ok(self.reply_to_acts(letter, side, events, &refused, from_note))
+    }
+
+    /// After a mail's acts: its conditional moves kept, what follows the
+    /// acts (when they did something), and an offer the mail made lapsed if
+    /// the game ended in it (its own resignation, a move, a conditional
+    /// answer), told as not done.
+    fn settle(
+        &mut self,
+        side: Side,
+        conditions: &[(Vec<Pit>, Vec<Pit>)],
+        follows: bool,
+        events: &mut Vec<Event>,
+        refused: &mut Vec<Refusal>,
+        now: u64,
+    ) {
         if !conditions.is_empty() {
-            match self.game.keep_conditions(side, &conditions) {
+            match self.game.keep_conditions(side, conditions) {
                 Ok(kept) => events.push(kept),
                 Err(refusal) => refused.push(self.refusal(refusal)),
             }
@@ -95,8 +114,6 @@ impl Scene<'_> {
         if follows {
             events.extend(self.what_follows(now));
         }
-        // An offer the mail made lapses if the game ended in it (its own
-        // resignation, a move, a conditional answer): told as not done.
         if self.game.game().is_over() {
             let before = events.len();
             events.retain(|e| !matches!(e, Event::Offered { .. }));
@@ -104,9 +121,6 @@ impl Scene<'_> {
                 refused.push(Refusal::OfferLapsed);
             }
         }
-        self.note_events(&events);
-        self.note_answers(side)?;
-        Ok(self.reply_to_acts(letter, side, events, &refused, from_note))
     }
 
     /// What follows a mail's acts: a conditional move they trigger, then
@@ -201,18 +215,8 @@ impl Scene<'_> {
 
     /// The mail's move, played for `side`.
     fn play_move(&mut self, letter: &Letter, side: Side, now: u64) -> Result<Vec<Event>, Refusal> {
-        // A reply to a mail sent before the board last changed chose its
-        // move on another board (quoted or not).
-        // Out of turn, the turn is what the player needs to hear first.
-        if let Some(to_move) = self.game.game().to_move().filter(|&s| s != side) {
-            return Err(self.refusal(GameRefusal::NotYourTurn { to_move }));
-        }
-        if self
-            .answered_event()
-            .is_some_and(|answered| answered < self.game.record().board_event)
-        {
-            return Err(Refusal::OutOfDate);
-        }
+        let may = self.game.may_play(side, self.answered_event());
+        may.map_err(|refusal| self.refusal(refusal))?;
         let sowings = self.hosted_move(letter)?;
         let played = self.game.play(side, &sowings, now);
         played.map_err(|refusal| self.refusal(refusal))
