@@ -156,6 +156,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A fresh copy of the store, settled on disk as a store is between two
+/// mails: without the `sync`, the copy's hundreds of new files wait in the
+/// file system's journal, and the timed move's first fsync commits them all.
+fn settled_copy(from: &Path, to: &Path) {
+    copy_dir(from, to);
+    let synced = Command::new("sync").status().expect("sync runs");
+    assert!(synced.success(), "sync failed");
+}
+
 /// The storeless mail: the next move, quoting the whole sheet.
 fn storeless_mail(sheet: &Sheet, pit: Pit) -> String {
     let side = sheet.game.to_move().unwrap_or(Side::South);
@@ -250,7 +259,7 @@ fn main() {
         truth.push(run("/bin/true", &[], storeless.as_bytes()));
         start.push(run(bin, &["--version"], storeless.as_bytes()));
         mail.push(run(bin, &STORELESS, storeless.as_bytes()));
-        copy_dir(&store_dir, &work);
+        settled_copy(&store_dir, &work);
         moves.push(run(bin, &hosted_args, hosted.as_bytes()));
         let probe = Store::open(&work).unwrap();
         let started = Instant::now();
