@@ -23,10 +23,7 @@ pub type Refused = (Refusal, Option<Box<Sheet>>);
 ///
 /// # Errors
 /// The refusal, with the sheet as it stands when one could be read.
-pub fn read_request(
-    letter: &Letter,
-    raw: &RawSheet,
-) -> Result<Request, Refused> {
+pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused> {
     let mut line_moves: Vec<Vec<Pit>> = Vec::new();
     for (index, read) in &letter.move_lines {
         if raw.lines.contains(index) {

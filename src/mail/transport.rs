@@ -183,27 +183,29 @@ pub fn build(referee: &Identity, out: &Outgoing, now: SystemTime) -> Result<Mess
 fn body(text: &str) -> Body {
     // lettre turns bare LF into CRLF slowly (an insert a line): give it CRLF.
     // A player's words quoted back may hold a NUL or a bare CR, which no
-    // mail body may: control characters but the tab are left out.
+    // mail body may: control characters but the tab are left out. One scan
+    // for the bytes that may start one (0xC2 leads the C1 controls, and
+    // Latin-1 letters too); the text between is copied whole.
     let mut crlf = String::with_capacity(text.len() + text.len() / 16);
-    for line in text.split_inclusive('\n') {
-        let (line, ends) = match line.strip_suffix('\n') {
-            Some(line) => (line, true),
-            None => (line, false),
+    let mut rest = text;
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| b < 0x20 || b == 0x7f || b == 0xc2)
+    {
+        crlf.push_str(&rest[..at]);
+        // `at` is a character's start: an ASCII byte or a lead byte.
+        let Some(found) = rest[at..].chars().next() else {
+            break;
         };
-        // Most lines hold no control character: copied whole, not by char.
-        // (0xC2 leads the C1 controls, and other Latin-1 letters.)
-        if line
-            .bytes()
-            .any(|b| b < 0x20 && b != b'\t' || b == 0x7f || b == 0xc2)
-        {
-            crlf.extend(line.chars().filter(|&c| c == '\t' || !c.is_control()));
-        } else {
-            crlf.push_str(line);
+        match found {
+            '\n' => crlf.push_str("\r\n"),
+            '\t' => crlf.push('\t'),
+            c if c.is_control() => {}
+            c => crlf.push(c),
         }
-        if ends {
-            crlf.push_str("\r\n");
-        }
+        rest = &rest[at + found.len_utf8()..];
     }
+    crlf.push_str(rest);
     // `Body::new` alone never picks 8bit for UTF-8; this asks lettre
     // whether 8bit will do, and gives the text back when it will not.
     match Body::new_with_encoding(crlf, ContentTransferEncoding::EightBit) {
