@@ -192,18 +192,17 @@ fn body(text: &str) -> Body {
         .bytes()
         .position(|b| b < 0x20 || b == 0x7f || b == 0xc2)
     {
-        crlf.push_str(&rest[..at]);
         // `at` is a character's start: an ASCII byte or a lead byte.
-        let Some(found) = rest[at..].chars().next() else {
-            break;
-        };
-        match found {
-            '\n' => crlf.push_str("\r\n"),
-            '\t' => crlf.push('\t'),
-            c if c.is_control() => {}
-            c => crlf.push(c),
+        let (before, from) = rest.split_at(at);
+        crlf.push_str(before);
+        let mut chars = from.chars();
+        match chars.next() {
+            Some('\n') => crlf.push_str("\r\n"),
+            Some('\t') => crlf.push('\t'),
+            Some(c) if !c.is_control() => crlf.push(c),
+            _ => {}
         }
-        rest = &rest[at + found.len_utf8()..];
+        rest = chars.as_str();
     }
     crlf.push_str(rest);
     // `Body::new` alone never picks 8bit for UTF-8; this asks lettre
