@@ -4,7 +4,7 @@
 //! the mail layer puts them into words. The sheet mails show is drawn
 //! from it, never written back.
 
-use crate::engine::{Game, Pit, PlayError, Side, Sowing, SplitMix64};
+use crate::engine::{Game, Pit, PlayError, PlayedSowing, Side, Sowing, SplitMix64};
 use crate::opponent::{Opponent, Reason};
 use crate::sheet::Sheet;
 use crate::store::{
@@ -99,6 +99,15 @@ pub enum Dropped {
     Answer(GameRefusal),
 }
 
+/// The board a player's mail was written on, as far as the mail shows it:
+/// the referee's mail it answers (by that mail's event) and the sheet it
+/// quotes (by its sowings). What it does not show is no reason to refuse.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BoardSeen {
+    pub event: Option<u32>,
+    pub sowings: Option<Vec<PlayedSowing>>,
+}
+
 /// A player's answer to the opponent's standing offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -113,8 +122,8 @@ pub enum GameRefusal {
     NotYourTurn {
         to_move: Side,
     },
-    /// A move answering a mail sent before the board last changed: chosen
-    /// on another board.
+    /// A move written on a board older than the game's: chosen on another
+    /// board.
     OutOfDate,
     /// A sowing the rules refuse.
     Illegal(PlayError),
@@ -206,7 +215,7 @@ impl HostedGame {
         sowings: &[Pit],
         now: u64,
     ) -> Result<Vec<Event>, GameRefusal> {
-        self.may_play(side, None)?;
+        self.may_play(side, &BoardSeen::default())?;
         let sowed = sow_turn(&mut self.game, side, sowings)?;
         self.record.standing = Standing::Playing;
         let mut events = vec![Event::Played {
@@ -217,19 +226,27 @@ impl HostedGame {
         Ok(events)
     }
 
-    /// May `side` play now, in answer to the referee's mail of event
-    /// `answering` (when known)? Whose turn it is comes first; then a mail
-    /// sent before the board last changed chose its move on another board.
+    /// May `side` play now, on the board its mail `seen`? Whose turn it is
+    /// comes first; then a mail that answers the referee's mail from before
+    /// the board last changed, or quotes a sheet other than the game's, chose
+    /// its move on another board.
     ///
     /// # Errors
-    /// The game is over, it is the opponent's turn, or the mail answered
-    /// is older than the board.
-    pub fn may_play(&self, side: Side, answering: Option<u32>) -> Result<(), GameRefusal> {
+    /// The game is over, it is the opponent's turn, or the board seen is
+    /// older than the game's.
+    pub fn may_play(&self, side: Side, seen: &BoardSeen) -> Result<(), GameRefusal> {
         let to_move = self.game.to_move().ok_or(GameRefusal::GameOver)?;
         if to_move != side {
             return Err(GameRefusal::NotYourTurn { to_move });
         }
-        if answering.is_some_and(|event| event < self.record.board_event) {
+        let old_mail = seen
+            .event
+            .is_some_and(|event| event < self.record.board_event);
+        let other_sheet = seen
+            .sowings
+            .as_ref()
+            .is_some_and(|sowings| sowings.as_slice() != self.game.sowings());
+        if old_mail || other_sheet {
             return Err(GameRefusal::OutOfDate);
         }
         Ok(())
@@ -627,23 +644,37 @@ mod tests {
         }
     }
 
+    fn answering(event: u32) -> BoardSeen {
+        BoardSeen {
+            event: Some(event),
+            sowings: None,
+        }
+    }
+
+    fn quoting(hosted: &HostedGame) -> BoardSeen {
+        BoardSeen {
+            event: None,
+            sowings: Some(hosted.game().sowings().to_vec()),
+        }
+    }
+
     #[test]
     fn a_move_answering_a_mail_older_than_the_board_is_refused_after_the_turn() {
         let mut hosted = game(Standing::Playing, None);
         hosted.record.board_event = 3;
         assert_eq!(
-            hosted.may_play(Side::North, Some(2)),
+            hosted.may_play(Side::North, &answering(2)),
             Err(GameRefusal::NotYourTurn {
                 to_move: Side::South
             })
         );
         assert_eq!(
-            hosted.may_play(Side::South, Some(2)),
+            hosted.may_play(Side::South, &answering(2)),
             Err(GameRefusal::OutOfDate)
         );
-        assert_eq!(hosted.may_play(Side::South, Some(3)), Ok(()));
+        assert_eq!(hosted.may_play(Side::South, &answering(3)), Ok(()));
         // Not knowing which mail a move answers is no reason to refuse it.
-        assert_eq!(hosted.may_play(Side::South, None), Ok(()));
+        assert_eq!(hosted.may_play(Side::South, &BoardSeen::default()), Ok(()));
         hosted.play(Side::South, &pits("c"), 200).unwrap();
         assert_eq!(
             hosted.play(Side::South, &pits("d"), 300),
@@ -651,6 +682,25 @@ mod tests {
                 to_move: Side::North
             })
         );
+    }
+
+    #[test]
+    fn a_move_on_a_quoted_sheet_other_than_the_games_is_out_of_date_after_the_turn() {
+        let mut hosted = game(Standing::Playing, None);
+        let start = quoting(&hosted);
+        assert_eq!(hosted.may_play(Side::South, &start), Ok(()));
+        hosted.play(Side::South, &pits("c"), 200).unwrap();
+        assert_eq!(
+            hosted.may_play(Side::South, &start),
+            Err(GameRefusal::NotYourTurn {
+                to_move: Side::North
+            })
+        );
+        assert_eq!(
+            hosted.may_play(Side::North, &start),
+            Err(GameRefusal::OutOfDate)
+        );
+        assert_eq!(hosted.may_play(Side::North, &quoting(&hosted)), Ok(()));
     }
 
     #[test]

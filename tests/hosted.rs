@@ -1856,3 +1856,31 @@ fn an_invitation_to_a_game_not_here_is_told_and_prose_new_lines_stay_prose() {
         to(&out, BOB).subject
     );
 }
+
+/// A new mail (it answers none of the referee's) with an older board
+/// than the game's pasted in was written on that board: out of date,
+/// however its move is written, and nothing is played.
+#[test]
+fn a_move_beside_a_quoted_board_older_than_the_games_is_out_of_date_however_written() {
+    let world = World::new("old-quoted-board");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "qb1@x"));
+    world.deliver(&press_reply(BOB, &to(&out, BOB), "move e", "qb2@x"));
+    let new_mail = |words: &str, id: &str| -> String {
+        press_reply(ALICE, &alice, words, id)
+            .lines()
+            .filter(|l| !l.starts_with("In-Reply-To:"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    for (words, id) in [("move a", "qb3@x"), ("move zz", "qb4@x")] {
+        let out = world.deliver(&new_mail(words, id));
+        assert_eq!(out.len(), 1, "{words}: the writer alone is answered");
+        assert!(
+            out[0].body.contains("out of date") && out[0].body.contains("no move was played"),
+            "{words}: {}",
+            out[0].body
+        );
+        assert_eq!(world.the_game().turns.len(), 2, "{words}: nothing played");
+    }
+}

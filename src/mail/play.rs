@@ -19,6 +19,16 @@ pub struct Request {
 /// A refusal, with the sheet as it stands when one could be read.
 pub type Refused = (Refusal, Option<Box<Sheet>>);
 
+/// A sheet a mail quotes as read: verified, with the move from a move line
+/// or the log; or the refusal.
+pub type Quoted = Result<Request, Refused>;
+
+/// The sheet a mail quotes, if it quotes one.
+pub fn quoted_request(letter: &Letter) -> Option<Quoted> {
+    let raw = RawSheet::find(&letter.mail.text).ok()?;
+    Some(read_request(letter, &raw))
+}
+
 /// The verified sheet in `raw` and the move, from a move line or the log.
 ///
 /// # Errors

@@ -9,17 +9,17 @@ use std::fmt::Write as _;
 
 use super::{Decision, Did, Scene};
 use crate::engine::{Pit, Side};
-use crate::hosted::{Answer, Dropped, Event, GameRefusal, CONDITIONS};
+use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::turn_words;
+use crate::mail::play::{turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
 
 impl Scene<'_> {
     /// Does `acts` (the move, wherever its line stands) for `side`;
-    /// `moves` says the mail has a move line or a quoted log's `?`.
+    /// `quoted` is the sheet the mail quotes, with the move written on it.
     ///
     /// # Errors
     /// As [`Scene::decide`].
@@ -28,11 +28,12 @@ impl Scene<'_> {
         letter: &Letter,
         side: Side,
         mut acts: Vec<Command>,
-        moves: bool,
+        quoted: Option<&Quoted>,
         from_note: &str,
     ) -> Result<Decision, StoreError> {
         let now = crate::store::now();
         // A garbled move line or a quoted log's `?` is a move too (refused or played).
+        let moves = !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)));
         if moves && !acts.iter().any(|a| matches!(a, Command::Move(_))) {
             acts.push(Command::Move(Vec::new()));
         }
@@ -74,7 +75,7 @@ impl Scene<'_> {
                     "one move a mail: the first was played".into(),
                 )),
                 Command::Move(_) => {
-                    let played = self.play_move(letter, side, now);
+                    let played = self.play_move(letter, quoted, side, now);
                     moved = played.is_ok();
                     played
                 }
@@ -213,11 +214,28 @@ impl Scene<'_> {
             .map_err(|refusal| self.refusal(refusal))
     }
 
-    /// The mail's move, played for `side`.
-    fn play_move(&mut self, letter: &Letter, side: Side, now: u64) -> Result<Vec<Event>, Refusal> {
-        let may = self.game.may_play(side, self.answered_event());
+    /// The mail's move, played for `side`. The board the mail was written
+    /// on is checked before the move is read: a move chosen on another
+    /// board is out of date however it is written.
+    fn play_move(
+        &mut self,
+        letter: &Letter,
+        quoted: Option<&Quoted>,
+        side: Side,
+        now: u64,
+    ) -> Result<Vec<Event>, Refusal> {
+        let quoted_sheet = match quoted {
+            Some(Ok(request)) => Some(&request.sheet),
+            Some(Err((_, sheet))) => sheet.as_deref(),
+            None => None,
+        };
+        let seen = BoardSeen {
+            event: self.answered_event(),
+            sowings: quoted_sheet.map(|sheet| sheet.game.sowings().to_vec()),
+        };
+        let may = self.game.may_play(side, &seen);
         may.map_err(|refusal| self.refusal(refusal))?;
-        let sowings = self.hosted_move(letter)?;
+        let sowings = move_of(letter, quoted)?;
         let played = self.game.play(side, &sowings, now);
         played.map_err(|refusal| self.refusal(refusal))
     }
@@ -515,4 +533,19 @@ fn if_line(condition: &Conditional) -> String {
         written(&condition.reply),
         written(&condition.answer)
     )
+}
+
+/// The move a mail makes: its first move line (none garbled), else the
+/// move written on the sheet it quotes.
+fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
+    let mut lines = Vec::new();
+    for (_, read) in &letter.move_lines {
+        lines.push(read.clone()?);
+    }
+    match (lines.into_iter().next(), quoted) {
+        (Some(line), _) => Ok(line),
+        (None, Some(Ok(request))) => Ok(request.sowings.clone()),
+        (None, Some(Err((refusal, _)))) => Err(refusal.clone()),
+        (None, None) => Err(Refusal::NoMove),
+    }
 }

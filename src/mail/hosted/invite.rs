@@ -15,6 +15,7 @@ use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
+use crate::mail::play::Quoted;
 use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
@@ -435,14 +436,14 @@ impl Scene<'_> {
         from: &Mailbox,
         invitee: Side,
         acts: Vec<Command>,
-        quoted: bool,
+        quoted: Option<&Quoted>,
         from_note: &str,
     ) -> Result<Decision, StoreError> {
         let (side, now) = (invitee, store::now());
-        let moves = !letter.move_lines.is_empty() || quoted;
         let wants_board = letter.move_lines.is_empty() && letter.has(&Command::Board(None));
         // A move line that reads as a move (a garbled one accepts nothing).
-        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok()) || quoted;
+        let has_move =
+            letter.move_lines.iter().any(|(_, m)| m.is_ok()) || matches!(quoted, Some(Ok(_)));
         let declines = acts.contains(&Command::Decline);
         if !has_move || self.game.game().to_move() != Some(invitee) || declines {
             self.note_answers(side)?;
@@ -486,7 +487,7 @@ impl Scene<'_> {
         }
         // A first move accepts too: played with the rest of the mail.
         let acts = acts.into_iter().filter(|c| *c != Command::Accept).collect();
-        self.act(letter, side, acts, moves, from_note)
+        self.act(letter, side, acts, quoted, from_note)
     }
 
     /// The word of a declined invitation to both, without a board.

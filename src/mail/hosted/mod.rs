@@ -22,12 +22,11 @@ use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
-use super::play::read_request;
+use super::play::quoted_request;
 use super::refusal::Refusal;
 use super::Identity;
-use crate::engine::{Pit, Side};
+use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
-use crate::sheet::RawSheet;
 use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Lock, LockOn, Secrets};
 use crate::store::{SenderRecord, Standing, Store, StoreError};
 
@@ -438,9 +437,9 @@ impl Scene<'_> {
             .cloned()
             .collect();
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
-        // The quoted log's `?` read once: it replays the pasted sheet.
-        let quoted = self.quoted_move(letter).is_some();
-        let moves = !letter.move_lines.is_empty() || quoted;
+        // The quoted sheet read once: it replays the pasted game.
+        let quoted = quoted_request(letter);
+        let moves = !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)));
         if !questions.is_empty()
             && acts.is_empty()
             && !wants_board
@@ -468,7 +467,7 @@ impl Scene<'_> {
                 return Ok(self.refuse(side, &refusal, &from_note));
             }
             Standing::Invited { .. } => {
-                return self.invitee_answers(letter, from, side, acts, quoted, &from_note);
+                return self.invitee_answers(letter, from, side, acts, quoted.as_ref(), &from_note);
             }
             Standing::Playing => {}
         }
@@ -476,7 +475,7 @@ impl Scene<'_> {
             self.note_answers(side)?;
             return Ok(self.board_asked(side, (!from_note.is_empty()).then_some(from_note.trim())));
         }
-        self.act(letter, side, acts, moves, &from_note)
+        self.act(letter, side, acts, quoted.as_ref(), &from_note)
     }
 
     /// The board to `side` alone, as they asked, with what `said`.
@@ -513,36 +512,6 @@ impl Scene<'_> {
         }
         let did = Did::Answered(answers.len());
         Ok(Decision::new(self.mail(side, body), did))
-    }
-
-    /// The move written in place of the `?` of a quoted log of this game.
-    fn quoted_move(&self, letter: &Letter) -> Option<Vec<Pit>> {
-        let raw = RawSheet::find(&letter.mail.text).ok()?;
-        let request = read_request(letter, &raw).ok()?;
-        (request.sheet.game.sowings() == self.game.game().sowings()).then_some(request.sowings)
-    }
-
-    /// The sowings a mail asks for: its move line, or the move it wrote in
-    /// place of the `?` of a quoted log. A quoted board older than the
-    /// stored game (an old mail answered) moves nothing.
-    fn hosted_move(&self, letter: &Letter) -> Result<Vec<Pit>, Refusal> {
-        let mut lines = Vec::new();
-        for (_, read) in &letter.move_lines {
-            lines.push(read.clone()?);
-        }
-        let quoted = RawSheet::find(&letter.mail.text)
-            .ok()
-            .and_then(|raw| read_request(letter, &raw).ok());
-        if let Some(request) = &quoted {
-            if request.sheet.game.sowings() != self.game.game().sowings() {
-                return Err(Refusal::OutOfDate);
-            }
-        }
-        match (lines.first(), quoted) {
-            (Some(line), _) => Ok(line.clone()),
-            (None, Some(request)) => Ok(request.sowings),
-            (None, None) => Err(Refusal::NoMove),
-        }
     }
 }
 
