@@ -101,11 +101,12 @@ pub enum Dropped {
 
 /// The board a player's mail was written on, as far as the mail shows it:
 /// the referee's mail it answers (by that mail's event) and the sheet it
-/// quotes (by its sowings). What it does not show is no reason to refuse.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BoardSeen {
+/// quotes (by its sowings, before any move written on it). What it does
+/// not show is no reason to refuse.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoardSeen<'a> {
     pub event: Option<u32>,
-    pub sowings: Option<Vec<PlayedSowing>>,
+    pub sowings: Option<&'a [PlayedSowing]>,
 }
 
 /// A player's answer to the opponent's standing offer.
@@ -122,7 +123,8 @@ pub enum GameRefusal {
     NotYourTurn {
         to_move: Side,
     },
-    /// A move written on a board older than the game's: chosen on another
+    /// A move written on a board other than the game's (an older mail's,
+    /// or a sheet quoted from before the last turn): chosen on another
     /// board.
     OutOfDate,
     /// A sowing the rules refuse.
@@ -233,7 +235,7 @@ impl HostedGame {
     ///
     /// # Errors
     /// The game is over, it is the opponent's turn, or the board seen is
-    /// older than the game's.
+    /// not the game's.
     pub fn may_play(&self, side: Side, seen: &BoardSeen) -> Result<(), GameRefusal> {
         let to_move = self.game.to_move().ok_or(GameRefusal::GameOver)?;
         if to_move != side {
@@ -244,8 +246,7 @@ impl HostedGame {
             .is_some_and(|event| event < self.record.board_event);
         let other_sheet = seen
             .sowings
-            .as_ref()
-            .is_some_and(|sowings| sowings.as_slice() != self.game.sowings());
+            .is_some_and(|sowings| sowings != self.game.sowings());
         if old_mail || other_sheet {
             return Err(GameRefusal::OutOfDate);
         }
@@ -644,17 +645,17 @@ mod tests {
         }
     }
 
-    fn answering(event: u32) -> BoardSeen {
+    fn answering(event: u32) -> BoardSeen<'static> {
         BoardSeen {
             event: Some(event),
             sowings: None,
         }
     }
 
-    fn quoting(hosted: &HostedGame) -> BoardSeen {
+    fn quoting(sowings: &[PlayedSowing]) -> BoardSeen<'_> {
         BoardSeen {
             event: None,
-            sowings: Some(hosted.game().sowings().to_vec()),
+            sowings: Some(sowings),
         }
     }
 
@@ -687,7 +688,8 @@ mod tests {
     #[test]
     fn a_move_on_a_quoted_sheet_other_than_the_games_is_out_of_date_after_the_turn() {
         let mut hosted = game(Standing::Playing, None);
-        let start = quoting(&hosted);
+        let at_start = hosted.game().sowings().to_vec();
+        let start = quoting(&at_start);
         assert_eq!(hosted.may_play(Side::South, &start), Ok(()));
         hosted.play(Side::South, &pits("c"), 200).unwrap();
         assert_eq!(
@@ -700,7 +702,8 @@ mod tests {
             hosted.may_play(Side::North, &start),
             Err(GameRefusal::OutOfDate)
         );
-        assert_eq!(hosted.may_play(Side::North, &quoting(&hosted)), Ok(()));
+        let now = hosted.game().sowings().to_vec();
+        assert_eq!(hosted.may_play(Side::North, &quoting(&now)), Ok(()));
     }
 
     #[test]

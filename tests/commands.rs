@@ -179,11 +179,18 @@ fn board_n_shows_the_sheet_after_line_n_of_the_log_and_its_mail_still_plays() {
         "a reply is read by the game's sheet"
     );
     // North is to move; Bob's reply to his last mail still plays.
+    // Past the log's end: no board, and the subject says so too.
     let out = referee.reply(ALICE, &answer, "board 9");
+    let past = to(&out, ALICE);
     assert!(says(
-        &to(&out, ALICE).body,
-        "the log has 2 numbered lines; write board and a number from 0 to 2"
+        &past.body,
+        "numbered lines in the log: 2; write board and a number from 0 to 2"
     ));
+    assert!(
+        past.subject.contains("no board after turn 9") && !past.subject.contains("as you asked"),
+        "{}",
+        past.subject
+    );
 }
 
 #[test]

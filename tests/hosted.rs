@@ -1884,3 +1884,126 @@ fn a_move_beside_a_quoted_board_older_than_the_games_is_out_of_date_however_writ
         assert_eq!(world.the_game().turns.len(), 2, "{words}: nothing played");
     }
 }
+
+/// The referee's mail with the player's move written in its log in place
+/// of the `?` (no move line), as a player fills in the sheet.
+fn with_log_move(received: &Outgoing, pit: &str) -> Outgoing {
+    let mut filled = received.clone();
+    let mut done = false;
+    filled.body = received
+        .body
+        .lines()
+        .map(|line| {
+            let numbered = line
+                .split_once('.')
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+            match line.find('?') {
+                Some(at) if numbered && !done => {
+                    done = true;
+                    format!("{}{pit}{}\n", &line[..at], &line[at + 1..])
+                }
+                _ => format!("{line}\n"),
+            }
+        })
+        .collect();
+    assert!(done, "no `?` in the log of\n{}", received.body);
+    filled
+}
+
+/// A move written in the log of an older mail than the game's is out of
+/// date, as a move line on it is; written in the latest mail's log it is
+/// played; an old board with words alone is no move, and the words reach
+/// the opponent.
+#[test]
+fn a_move_written_in_an_old_mails_log_is_out_of_date_and_words_beside_it_are_relayed() {
+    let world = World::new("old-log-move");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "ol1@x"));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "move e", "ol2@x"));
+    let latest = to(&out, ALICE);
+
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &with_log_move(&alice, "a"),
+        "",
+        "ol3@x",
+    ));
+    assert_eq!(out.len(), 1, "the writer alone is answered");
+    assert!(out[0].body.contains("out of date"), "{}", out[0].body);
+    assert_eq!(world.the_game().turns.len(), 2, "nothing played");
+
+    let out = world.deliver(&press_reply(ALICE, &alice, "Nice opening, Bob!", "ol4@x"));
+    assert!(
+        to(&out, BOB).body.contains("Nice opening, Bob!"),
+        "{}",
+        to(&out, BOB).body
+    );
+    assert!(!to(&out, ALICE).body.contains("out of date"));
+    assert_eq!(world.the_game().turns.len(), 2, "nothing played");
+
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &with_log_move(&latest, "a"),
+        "",
+        "ol5@x",
+    ));
+    assert!(
+        to(&out, BOB).subject.contains("Alice played a"),
+        "{}",
+        to(&out, BOB).subject
+    );
+    assert_eq!(world.the_game().turns.len(), 3);
+}
+
+/// A garbled move line beside a move written in the log of the latest
+/// mail is told as garbled: the board the mail was written on is the
+/// game's, so it is not out of date.
+#[test]
+fn a_garbled_line_beside_a_move_in_the_latest_log_is_told_as_garbled() {
+    let world = World::new("garbled-beside-log");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &with_log_move(&alice, "c"),
+        "move zz",
+        "gl1@x",
+    ));
+    assert_eq!(out.len(), 1, "the writer alone is answered");
+    assert!(
+        out[0].body.contains("'zz' is not a move") && !out[0].body.contains("out of date"),
+        "{}",
+        out[0].body
+    );
+    assert!(world.the_game().turns.is_empty(), "nothing played");
+}
+
+/// An inviter who spent the day's answers on keyless mail before their
+/// invitation was answered still hears that the game began and that it
+/// is their move: that news passes the daily count, once a game. The
+/// game's other mails to them still count until they show their key.
+#[test]
+fn an_inviter_out_of_answers_still_hears_the_invitation_accepted() {
+    let world = World::new("accepted-past-the-count");
+    let keyless = |n: usize, words: &str| {
+        format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <ac{n}@players.example>\n\n{words}\n"
+        )
+    };
+    let out = world.deliver(&keyless(1, &format!("new super-wari with Bob <{BOB}>")));
+    let invitation = to(&out, BOB);
+    for n in 2..=3 {
+        let out = world.deliver(&keyless(n, "hello"));
+        assert_eq!(out.len(), 1, "answered");
+    }
+    let out = world.deliver(&press_reply(BOB, &invitation, "accept", "ac4@x"));
+    assert!(
+        to(&out, ALICE).subject.contains("your move"),
+        "{}",
+        to(&out, ALICE).subject
+    );
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "Over to you!", "ac5@x"));
+    assert!(
+        out.iter().all(|o| o.to.address != ALICE),
+        "past the count, until Alice shows her key"
+    );
+}

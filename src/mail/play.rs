@@ -29,12 +29,20 @@ pub fn quoted_request(letter: &Letter) -> Option<Quoted> {
     Some(read_request(letter, &raw))
 }
 
+/// Does the mail make a move: a move line (garbled or not), or a move
+/// written on the sheet it quotes?
+pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
+    !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)))
+}
+
 /// The verified sheet in `raw` and the move, from a move line or the log.
 ///
 /// # Errors
-/// The refusal, with the sheet as it stands when one could be read.
+/// The refusal, with the sheet as it stands (before any move written on
+/// it) when one could be read.
 pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused> {
     let mut line_moves: Vec<Vec<Pit>> = Vec::new();
+    let mut garbled = None;
     for (index, read) in &letter.move_lines {
         if raw.lines.contains(index) {
             continue;
@@ -42,15 +50,17 @@ pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused>
         match read {
             Ok(sowings) if !line_moves.contains(sowings) => line_moves.push(sowings.clone()),
             Err(refusal) => {
-                return Err((
-                    refusal.clone(),
-                    raw.replay(raw.sowing_count()).ok().map(Box::new),
-                ))
+                garbled = Some(refusal.clone());
+                break;
             }
             _ => {}
         }
     }
-    let (sheet, log_move) = sheet_and_log_move(raw)?;
+    let read = sheet_and_log_move(raw);
+    if let Some(refusal) = garbled {
+        return Err((refusal, read.ok().map(|(sheet, _)| Box::new(sheet))));
+    }
+    let (sheet, log_move) = read?;
     let sowings = match (line_moves.as_slice(), log_move) {
         ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
         ([], Some(log)) => log,

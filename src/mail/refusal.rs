@@ -110,7 +110,7 @@ pub enum Refusal {
     ComputerTakesNoOffers,
     #[error("a mail carries at most 30 commands: send the rest in another mail")]
     TooManyCommands,
-    #[error("the log has {turns} numbered lines; write board and a number from 0 to {turns}")]
+    #[error("numbered lines in the log: {turns}; write board and a number from 0 to {turns}")]
     NoSuchTurn { turns: usize },
     #[error("'{0}' cannot be read: write board, or board and the number of a line of the log, such as: board 3")]
     BadBoard(String),

@@ -12,7 +12,7 @@ use crate::engine::{Pit, Side};
 use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{turn_words, Quoted};
+use crate::mail::play::{makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
@@ -32,9 +32,9 @@ impl Scene<'_> {
         from_note: &str,
     ) -> Result<Decision, StoreError> {
         let now = crate::store::now();
-        // A garbled move line or a quoted log's `?` is a move too (refused or played).
-        let moves = !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)));
-        if moves && !acts.iter().any(|a| matches!(a, Command::Move(_))) {
+        // A garbled move line or a move written on a quoted sheet, current
+        // or not, is a move too (refused or played).
+        if makes_move(letter, quoted) && !acts.iter().any(|a| matches!(a, Command::Move(_))) {
             acts.push(Command::Move(Vec::new()));
         }
         let mut conditions = Vec::new();
@@ -231,7 +231,7 @@ impl Scene<'_> {
         };
         let seen = BoardSeen {
             event: self.answered_event(),
-            sowings: quoted_sheet.map(|sheet| sheet.game.sowings().to_vec()),
+            sowings: quoted_sheet.map(|sheet| sheet.game.sowings()),
         };
         let may = self.game.may_play(side, &seen);
         may.map_err(|refusal| self.refusal(refusal))?;
@@ -545,7 +545,7 @@ fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal
     match (lines.into_iter().next(), quoted) {
         (Some(line), _) => Ok(line),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
-        (None, Some(Err((refusal, _)))) => Err(refusal.clone()),
-        (None, None) => Err(Refusal::NoMove),
+        // Not met: a mail is read as a move only with one or the other.
+        (None, _) => Err(Refusal::NoMove),
     }
 }

@@ -441,7 +441,8 @@ impl Scene<'_> {
     ) -> Result<Decision, StoreError> {
         let (side, now) = (invitee, store::now());
         let wants_board = letter.move_lines.is_empty() && letter.has(&Command::Board(None));
-        // A move line that reads as a move (a garbled one accepts nothing).
+        // A move line that reads as a move (a garbled one accepts nothing),
+        // or a move written on the quoted sheet.
         let has_move =
             letter.move_lines.iter().any(|(_, m)| m.is_ok()) || matches!(quoted, Some(Ok(_)));
         let declines = acts.contains(&Command::Decline);

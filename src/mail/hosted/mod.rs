@@ -22,7 +22,7 @@ use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
-use super::play::quoted_request;
+use super::play::{makes_move, quoted_request};
 use super::refusal::Refusal;
 use super::Identity;
 use crate::engine::Side;
@@ -137,12 +137,15 @@ impl HostedReferee {
         if game.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(report);
         }
+        let invited = matches!(game.record.record().standing, Standing::Invited { .. });
         let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
         scene.game.key_shown(side);
         let decision = scene.decide(letter, from, side)?;
         let summary = scene.summary(&decision.did);
+        let answered =
+            invited && !matches!(game.record.record().standing, Standing::Invited { .. });
         let (replies, sender) =
-            self.gate_unconfirmed(secrets, game.record.record(), decision.replies)?;
+            self.gate_unconfirmed(secrets, game.record.record(), decision.replies, answered)?;
         game.commit(letter.identity.clone(), replies)?;
         // After the game: a crash between costs the sender nothing.
         if let Some(sender) = &sender {
@@ -155,13 +158,19 @@ impl HostedReferee {
 
     /// Mails to an inviter who has not shown their key count against that
     /// address's daily answers (anyone can invite in anyone's name), and
-    /// those over the count are not sent. Returns the mails to send, and
-    /// the sender's transaction, to save once the game is saved.
+    /// those over the count are not sent, but for the news that the
+    /// invitation was `answered` (accepted or declined): without it a game
+    /// would wait on a player who does not know it began. That news comes
+    /// once a game, and
+    /// the games an inviter starts are within their daily answers, so an
+    /// address gets at most twice its answers a day. Returns the mails to
+    /// send, and the sender's transaction, to save once the game is saved.
     fn gate_unconfirmed(
         &self,
         secrets: &Secrets,
         record: &GameRecord,
         replies: Vec<Outgoing>,
+        answered: bool,
     ) -> Result<(Vec<Outgoing>, Option<Transaction<'_, SenderRecord>>), StoreError> {
         let inviter = record.player(record.inviter).address.clone();
         let Some(inviter) = inviter.filter(|_| !record.inviter_confirmed) else {
@@ -181,7 +190,7 @@ impl HostedReferee {
                 if !r.to.address.eq_ignore_ascii_case(&inviter) {
                     return true;
                 }
-                let room = sender.record.answers_today(now) < STRANGER_ANSWERS;
+                let room = answered || sender.record.answers_today(now) < STRANGER_ANSWERS;
                 if room {
                     sender.record.count_answer(now);
                 }
@@ -439,7 +448,7 @@ impl Scene<'_> {
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
         // The quoted sheet read once: it replays the pasted game.
         let quoted = quoted_request(letter);
-        let moves = !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)));
+        let moves = makes_move(letter, quoted.as_ref());
         if !questions.is_empty()
             && acts.is_empty()
             && !wants_board

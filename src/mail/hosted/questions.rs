@@ -128,12 +128,13 @@ impl Scene<'_> {
     /// The sheet as it stood after line `line` of the log (each line a
     /// turn of each player's, as the sheet numbers them).
     fn board_after(&self, record: &GameRecord, line: usize) -> (String, String) {
-        let title = format!("the board after turn {line}, as you asked.");
         let lines = log_lines(record);
         if line > lines {
             let refusal = crate::mail::refusal::Refusal::NoSuchTurn { turns: lines };
+            let title = format!("no board after turn {line}: the log is not that long yet.");
             return (title, format!("{refusal}.\n"));
         }
+        let title = format!("the board after turn {line}, as you asked.");
         let mut early = record.clone();
         early.turns.truncate(line.saturating_mul(2));
         early.conceded = None;
