@@ -2007,3 +2007,51 @@ fn an_inviter_out_of_answers_still_hears_the_invitation_accepted() {
         "past the count, until Alice shows her key"
     );
 }
+
+/// Invitations made in an address's name over several days, all answered
+/// on one day, bring it at most 6 mails that day: the news of an answered
+/// invitation counts against twice the day's 3 answers.
+#[test]
+fn invitations_saved_up_and_answered_at_once_bring_their_inviter_at_most_six_mails_a_day() {
+    let world = World::new("saved-up-invitations");
+    let invitees: Vec<String> = (0..6)
+        .map(|n| format!("friend{n}@players.example"))
+        .collect();
+    let mut invitations = Vec::new();
+    for (n, invitee) in invitees.iter().enumerate() {
+        if n == 3 {
+            // A day passes: the three answers given age out.
+            for entry in std::fs::read_dir(world.dir.join("senders")).unwrap() {
+                let path = entry.unwrap().path();
+                let mut sender: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                for time in sender["answered"].as_array_mut().unwrap() {
+                    *time = (time.as_u64().unwrap() - 86_400).into();
+                }
+                std::fs::write(&path, sender.to_string()).unwrap();
+            }
+        }
+        let out = world.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <sv{n}@players.example>\n\nnew super-wari with {invitee}\n"
+        ));
+        invitations.push(to(&out, invitee));
+    }
+    let told = invitees
+        .iter()
+        .zip(&invitations)
+        .enumerate()
+        .filter(|(n, (invitee, invitation))| {
+            let out = world.deliver(&press_reply(
+                invitee,
+                invitation,
+                "accept",
+                &format!("sa{n}@x"),
+            ));
+            out.iter().any(|o| o.to.address == ALICE)
+        })
+        .count();
+    assert_eq!(
+        told, 3,
+        "3 answers that day already, then 3 of the 6 answers"
+    );
+}

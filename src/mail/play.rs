@@ -58,7 +58,10 @@ pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused>
     }
     let read = sheet_and_log_move(raw);
     if let Some(refusal) = garbled {
-        return Err((refusal, read.ok().map(|(sheet, _)| Box::new(sheet))));
+        // A drawing that matches no point of the log still shows its log.
+        let sheet = read.ok().map(|(sheet, _)| sheet);
+        let sheet = sheet.or_else(|| raw.replay(raw.sowing_count()).ok());
+        return Err((refusal, sheet.map(Box::new)));
     }
     let (sheet, log_move) = read?;
     let sowings = match (line_moves.as_slice(), log_move) {

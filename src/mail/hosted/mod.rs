@@ -158,13 +158,12 @@ impl HostedReferee {
 
     /// Mails to an inviter who has not shown their key count against that
     /// address's daily answers (anyone can invite in anyone's name), and
-    /// those over the count are not sent, but for the news that the
-    /// invitation was `answered` (accepted or declined): without it a game
-    /// would wait on a player who does not know it began. That news comes
-    /// once a game, and
-    /// the games an inviter starts are within their daily answers, so an
-    /// address gets at most twice its answers a day. Returns the mails to
-    /// send, and the sender's transaction, to save once the game is saved.
+    /// those over the count are not sent. The news that the invitation was
+    /// `answered` (accepted or declined) has a count twice as large:
+    /// without it a game would wait on a player who does not know it
+    /// began, and an address still gets at most that many a day, however
+    /// many invitations were made in its name. Returns the mails to send,
+    /// and the sender's transaction, to save once the game is saved.
     fn gate_unconfirmed(
         &self,
         secrets: &Secrets,
@@ -184,13 +183,18 @@ impl HostedReferee {
         }
         let mut sender = self.sender(secrets, &inviter)?;
         let now = store::now();
+        let count = if answered {
+            2 * STRANGER_ANSWERS
+        } else {
+            STRANGER_ANSWERS
+        };
         let kept = replies
             .into_iter()
             .filter(|r| {
                 if !r.to.address.eq_ignore_ascii_case(&inviter) {
                     return true;
                 }
-                let room = answered || sender.record.answers_today(now) < STRANGER_ANSWERS;
+                let room = sender.record.answers_today(now) < count;
                 if room {
                     sender.record.count_answer(now);
                 }
