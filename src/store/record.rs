@@ -517,6 +517,11 @@ impl GameRecord {
         self.standing == Standing::Playing
     }
 
+    /// The invitation awaits its answer.
+    pub fn is_invited(&self) -> bool {
+        matches!(self.standing, Standing::Invited { .. })
+    }
+
     /// Has `side` shown its key in this game (the invitee by answering the
     /// invitation, the inviter by any keyed mail)?
     pub fn confirmed(&self, side: Side) -> bool {

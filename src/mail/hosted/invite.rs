@@ -266,9 +266,7 @@ impl HostedReferee {
         if games
             .iter()
             // An invitation unanswered for a week no longer blocks others.
-            .any(|r| {
-                matches!(r.standing, Standing::Invited { .. }) && r.created + INVITATION_OPEN > now
-            })
+            .any(|r| r.is_invited() && r.created + INVITATION_OPEN > now)
         {
             return Ok(Err(Refusal::InvitationOpen(invitee.to_string())));
         }

@@ -137,13 +137,12 @@ impl HostedReferee {
         if game.handled_before(&letter.identity, postman, &mut report)? {
             return Ok(report);
         }
-        let invited = matches!(game.record.record().standing, Standing::Invited { .. });
+        let invited = game.record.record().is_invited();
         let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
         scene.game.key_shown(side);
         let decision = scene.decide(letter, from, side)?;
         let summary = scene.summary(&decision.did);
-        let answered =
-            invited && !matches!(game.record.record().standing, Standing::Invited { .. });
+        let answered = invited && !game.record.record().is_invited();
         let (replies, sender) =
             self.gate_unconfirmed(secrets, game.record.record(), decision.replies, answered)?;
         game.commit(letter.identity.clone(), replies)?;
