@@ -1955,6 +1955,34 @@ fn a_move_written_in_an_old_mails_log_is_out_of_date_and_words_beside_it_are_rel
     assert_eq!(world.the_game().turns.len(), 3);
 }
 
+/// A player who deletes the log's `?` and writes no move has made none:
+/// the log's last turn, the opponent's, is not read as theirs (which made
+/// the board they answered, the latest, look out of date). With a move
+/// line the same mail plays it.
+#[test]
+fn a_log_whose_question_mark_is_deleted_without_a_move_makes_no_move() {
+    let world = World::new("deleted-mark");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "dm1@x"));
+    let bob = with_log_move(&to(&out, BOB), "");
+    let out = world.deliver(&press_reply(BOB, &bob, "", "dm2@x"));
+    assert_eq!(out.len(), 1, "the writer alone is answered");
+    assert!(
+        out[0].body.contains("no move found") && !out[0].body.contains("out of date"),
+        "{}",
+        out[0].body
+    );
+    assert_eq!(world.the_game().turns.len(), 1, "nothing played");
+
+    let out = world.deliver(&press_reply(BOB, &bob, "move e", "dm3@x"));
+    assert!(
+        to(&out, ALICE).subject.contains("Bob played e"),
+        "{}",
+        to(&out, ALICE).subject
+    );
+    assert_eq!(world.the_game().turns.len(), 2);
+}
+
 /// A garbled move line beside a move written in the log of the latest
 /// mail is told as garbled: the board the mail was written on is the
 /// game's, so it is not out of date.

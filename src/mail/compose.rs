@@ -179,30 +179,28 @@ pub fn sheet_body_drawn(
     }
     body.push('\n');
     body.push_str(&drawn.text);
-    body.push('\n');
+    // Each paragraph after the sheet opens with its blank line, so the
+    // body ends on text and what is appended (a note, the key) adds one.
     if sheet.game.rules().stores {
         // The grid's end columns: say whose is whose, in the game's word.
         let word = sheet.game.rules().ruleset.spec().store_word;
         let _ = writeln!(
             body,
-            "{}'s {word} is the left end of the board, {}'s the right.\n",
+            "\n{}'s {word} is the left end of the board, {}'s the right.",
             sheet.name(crate::engine::Side::North),
             sheet.name(crate::engine::Side::South)
         );
     }
-    match next {
-        Next::Moves => match instruction(sheet) {
-            Some(instruction) => {
-                let _ = writeln!(body, "{instruction}");
-            }
-            None => {
-                let _ = writeln!(body, "The game is over. Thank you for playing.");
-            }
-        },
-        Next::Say(text) => {
-            let _ = writeln!(body, "{text}");
-        }
-        Next::Nothing => {}
+    let next = match next {
+        Next::Moves => Some(
+            instruction(sheet)
+                .unwrap_or_else(|| "The game is over. Thank you for playing.".to_string()),
+        ),
+        Next::Say(text) => Some(text.to_string()),
+        Next::Nothing => None,
+    };
+    if let Some(next) = next {
+        let _ = writeln!(body, "\n{next}");
     }
     body
 }

@@ -23,10 +23,10 @@ pub type Refused = (Refusal, Option<Box<Sheet>>);
 /// or the log; or the refusal.
 pub type Quoted = Result<Request, Refused>;
 
-/// The sheet a mail quotes, if it quotes one.
-pub fn quoted_request(letter: &Letter) -> Option<Quoted> {
+/// The sheet a mail from `writer` quotes, if it quotes one.
+pub fn quoted_request(letter: &Letter, writer: Side) -> Option<Quoted> {
     let raw = RawSheet::find(&letter.mail.text).ok()?;
-    Some(read_request(letter, &raw))
+    Some(read_request(letter, &raw, Some(writer)))
 }
 
 /// Does the mail make a move: a move line (garbled or not), or a move
@@ -35,12 +35,18 @@ pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
     !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)))
 }
 
-/// The verified sheet in `raw` and the move, from a move line or the log.
+/// The verified sheet in `raw` and the move, from a move line or the log;
+/// a turn in the log is the mail's move only if `writer` (when known)
+/// played it.
 ///
 /// # Errors
 /// The refusal, with the sheet as it stands (before any move written on
 /// it) when one could be read.
-pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused> {
+pub fn read_request(
+    letter: &Letter,
+    raw: &RawSheet,
+    writer: Option<Side>,
+) -> Result<Request, Refused> {
     let mut line_moves: Vec<Vec<Pit>> = Vec::new();
     let mut garbled = None;
     for (index, read) in &letter.move_lines {
@@ -56,7 +62,7 @@ pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused>
             _ => {}
         }
     }
-    let read = sheet_and_log_move(raw);
+    let read = sheet_and_log_move(raw, writer);
     if let Some(refusal) = garbled {
         // A drawing that matches no point of the log still shows its log.
         let sheet = read.ok().map(|(sheet, _)| sheet);
@@ -103,8 +109,15 @@ pub fn read_request(letter: &Letter, raw: &RawSheet) -> Result<Request, Refused>
 /// The sheet before the move the player made on it, and that move: the
 /// log is the authority, and the board drawn is the log played out, or the
 /// log without the move the player wrote in place of `?` (or made on board
-/// and log alike).
-fn sheet_and_log_move(raw: &RawSheet) -> Result<(Sheet, Option<Vec<Pit>>), Refused> {
+/// and log alike). A turn `writer` did not play is not theirs to have
+/// written: a log whose `?` was deleted, and no move written, ends on the
+/// opponent's turn.
+fn sheet_and_log_move(
+    raw: &RawSheet,
+    writer: Option<Side>,
+) -> Result<(Sheet, Option<Vec<Pit>>), Refused> {
+    let written_by_writer =
+        |before: &Sheet| writer.is_none_or(|w| before.game.to_move() == Some(w));
     let total = raw.sowing_count();
     let full = raw.replay(total).map_err(|e| (Refusal::Sheet(e), None))?;
     Ok(match raw.check_board(&full.game) {
@@ -117,7 +130,11 @@ fn sheet_and_log_move(raw: &RawSheet) -> Result<(Sheet, Option<Vec<Pit>>), Refus
                 let before = raw
                     .replay(total - turn.len())
                     .map_err(|e| (Refusal::Sheet(e), None))?;
-                (before, Some(turn.clone()))
+                if written_by_writer(&before) {
+                    (before, Some(turn.clone()))
+                } else {
+                    (full, None)
+                }
             }
             None => (full, None),
         },
@@ -127,6 +144,7 @@ fn sheet_and_log_move(raw: &RawSheet) -> Result<(Sheet, Option<Vec<Pit>>), Refus
             let earlier = (1..=last_turn).find_map(|k| {
                 let sheet = raw.replay(total - k).ok()?;
                 raw.check_board(&sheet.game).ok()?;
+                written_by_writer(&sheet).then_some(())?;
                 Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
             });
             match earlier {

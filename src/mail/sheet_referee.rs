@@ -85,7 +85,7 @@ impl SheetReferee {
             Ok(raw) => raw,
             Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
         };
-        let request = match read_request(letter, &raw) {
+        let request = match read_request(letter, &raw, None) {
             Ok(request) => request,
             Err((Refusal::NoMove, sheet)) => {
                 let refusal = without_move(letter, sheet.as_deref());
@@ -129,7 +129,7 @@ impl SheetReferee {
             .ok_or("not an owner's mailbox")?;
         let from = letter.sender(&self.identity)?.clone();
         let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
-        let (sheet, wanted) = match read_request(letter, &raw) {
+        let (sheet, wanted) = match read_request(letter, &raw, None) {
             Ok(request) => (request.sheet.clone(), Ok(request)),
             Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
             Err((refusal, None)) => return Err(format!("not refereed: {refusal}")),

@@ -45,6 +45,12 @@ impl Postman for Stub {
                 message: format!("stub: {} refused ({failure:?})", mail.to.address),
             });
         }
+        // Every body a test sees: paragraphs parted by one blank line.
+        assert!(
+            !mail.body.contains("\n\n\n"),
+            "two blank lines in\n{}",
+            mail.body
+        );
         self.sent.borrow_mut().push(mail.clone());
         Ok(())
     }

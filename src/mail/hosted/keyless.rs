@@ -143,7 +143,7 @@ impl HostedReferee {
         if raw.id.is_some() {
             return None; // a stored game's sheet starts nothing new
         }
-        let request = read_request(letter, &raw).ok()?;
+        let request = read_request(letter, &raw, None).ok()?;
         if request.sheet.game.ply() != 0 {
             return None;
         }

@@ -450,7 +450,7 @@ impl Scene<'_> {
             .collect();
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
         // The quoted sheet read once: it replays the pasted game.
-        let quoted = quoted_request(letter);
+        let quoted = quoted_request(letter, side);
         let moves = makes_move(letter, quoted.as_ref());
         if !questions.is_empty()
             && acts.is_empty()

@@ -349,9 +349,8 @@ impl HostedReferee {
             );
         } else {
             body.push_str("Your games here, those awaiting your move first, with your key for each (reply to any mail of a game to play it):\n\n");
-            for (_, entry) in going {
-                let _ = writeln!(body, "{entry}");
-            }
+            let entries: Vec<&str> = going.iter().map(|(_, entry)| entry.trim_end()).collect();
+            let _ = writeln!(body, "{}", entries.join("\n\n"));
         }
         if finished > 0 {
             let _ = writeln!(
