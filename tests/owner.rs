@@ -232,6 +232,50 @@ fn a_whole_game_on_bills_own_mailbox_each_player_pressing_reply() {
     assert!(Sheet::parse(&copy.mail.text).unwrap().game.ply() >= 30);
 }
 
+/// Bill deletes his copy's `?` and writes his move on a line: it is
+/// played. The log's last turn, yours, is not read as his move (which
+/// refused his as disagreeing with the log).
+#[test]
+fn a_move_line_beside_a_log_whose_question_mark_is_deleted_is_played() {
+    let mut bill = Mailbox::new("owner-deleted-mark");
+    let (_, copy) = started(&mut bill);
+    let mut deleted = false;
+    let text: String = copy
+        .mail
+        .text
+        .lines()
+        .map(|line| {
+            let logged = line.starts_with(|c: char| c.is_ascii_digit()) && line.contains('?');
+            let line = if logged && !deleted {
+                deleted = true;
+                line.replacen('?', "", 1)
+            } else {
+                line.to_string()
+            };
+            line + "\n"
+        })
+        .collect();
+    assert!(deleted, "no `?` in the log of\n{}", copy.mail.text);
+    let before = Sheet::parse(&copy.mail.text).unwrap();
+    let pit = before.game.legal_moves().first().unwrap();
+    let mail = format!(
+        "From: {BILL}\nTo: {}\nSubject: Re: Super-Wari\nMessage-ID: <dm1@players.example>\n\nmove {pit}\n\n{}",
+        copy.reply_to(),
+        quoted(&text)
+    );
+    let sent = bill.filter(mail.as_bytes());
+    assert_eq!(sent.len(), 2, "both players get the board");
+    for mail in &sent {
+        let after = Sheet::parse(&mail.mail.text).unwrap();
+        assert_eq!(
+            after.game.ply(),
+            before.game.ply() + 1,
+            "{}",
+            mail.mail.text
+        );
+    }
+}
+
 #[test]
 fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
     let mut bill = Mailbox::new("owner-secret");

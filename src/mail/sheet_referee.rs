@@ -129,11 +129,14 @@ impl SheetReferee {
             .ok_or("not an owner's mailbox")?;
         let from = letter.sender(&self.identity)?.clone();
         let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
-        let (sheet, wanted) = match read_request(letter, &raw, None) {
-            Ok(request) => (request.sheet.clone(), Ok(request)),
-            Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
-            Err((refusal, None)) => return Err(format!("not refereed: {refusal}")),
+        // Read again once the key tells whose mail it is: a log turn is
+        // the mail's move only if its writer played it.
+        let read = |writer: Option<Side>| match read_request(letter, &raw, writer) {
+            Ok(request) => Ok((request.sheet.clone(), Ok(request))),
+            Err((refusal, Some(sheet))) => Ok((*sheet, Err(refusal))),
+            Err((refusal, None)) => Err(format!("not refereed: {refusal}")),
         };
+        let (sheet, wanted) = read(None)?;
         let dress = |sheet: &Sheet, side: Side| keys.dress(&self.identity, sheet, side);
         let address = |side: Side| sheet.players.get(side).address.clone();
         let decision = match (address(Side::South), address(Side::North)) {
@@ -155,6 +158,7 @@ impl SheetReferee {
                 match keys.side_of(letter, &sheet) {
                     None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
                     Some(side) => {
+                        let (sheet, wanted) = read(Some(side))?;
                         let seat = mailbox_of(sheet.players.get(side)).unwrap_or(from);
                         let keyed = dress(&sheet, side);
                         match wanted {
