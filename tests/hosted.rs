@@ -375,6 +375,8 @@ fn a_game_against_the_computer_makes_nobody_a_player_here() {
     assert_eq!(answers, 3, "a stranger's three a day");
 }
 
+/// A garbled first move accepts nothing. The invitee who moves first is
+/// told what is wrong with it; one who moves second, how to accept.
 #[test]
 fn a_refused_first_move_does_not_accept_an_invitation() {
     let world = World::new("typo");
@@ -384,18 +386,24 @@ fn a_refused_first_move_does_not_accept_an_invitation() {
     let bob = to(&out, BOB);
     let out = world.deliver(&press_reply(BOB, &bob, "move z", "ty1@x"));
     assert_eq!(out.len(), 1, "a refusal to Bob alone");
+    assert!(out[0].body.contains("'z' is not a pit"), "{}", out[0].body);
     assert!(!world.the_game().is_playing(), "still an invitation");
     // Nor a garbled move when it is not even his turn.
     let out = world.deliver(&format!(
         "From: Alice <{ALICE}>\nMessage-ID: <ty0@x>\n\nnew wari with Carol <carol@players.example>\n"
     ));
     let carol = to(&out, "carol@players.example");
-    world.deliver(&press_reply(
+    let out = world.deliver(&press_reply(
         "carol@players.example",
         &carol,
         "move zz",
         "ty3@x",
     ));
+    assert!(
+        out[0].body.contains("reply with a line 'accept'"),
+        "{}",
+        out[0].body
+    );
     assert!(
         world.games().iter().all(|g| !g.is_playing()),
         "a garbled move accepts nothing"

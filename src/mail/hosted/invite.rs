@@ -465,7 +465,14 @@ impl Scene<'_> {
             if wants_board {
                 return Ok(self.board_asked(side, Some(&Refusal::AcceptOrDecline.to_string())));
             }
-            return Ok(self.refuse(side, &Refusal::AcceptOrDecline, from_note));
+            // The invitee who moves first may answer with a move: one
+            // garbled is told as written.
+            let garbled = letter.move_lines.iter().find_map(|(_, m)| m.as_ref().err());
+            let refusal = match garbled {
+                Some(garbled) if self.game.game().to_move() == Some(side) => garbled,
+                _ => &Refusal::AcceptOrDecline,
+            };
+            return Ok(self.refuse(side, refusal, from_note));
         }
         if !has_move || self.game.game().to_move() != Some(side) {
             return Ok(match self.game.accept_invitation(invitee, now) {
