@@ -1991,6 +1991,41 @@ fn a_log_whose_question_mark_is_deleted_without_a_move_makes_no_move() {
     assert_eq!(world.the_game().turns.len(), 2);
 }
 
+/// A turn begun by mail (`move c` earned a free turn: the log shows
+/// `c-?`) and finished on the sheet, board and log alike (`c-f`, as Bill's
+/// broadcast asks moves made), plays the rest of it: the part the game has
+/// played is not read again, nor the board taken for an old one.
+#[test]
+fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
+    let world = World::new("bonus-on-sheet");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <bs@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "bs1@x"));
+    // c holds 4 stones, its last in Alice's store: a free turn.
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "bs2@x"));
+    let begun = to(&out, ALICE);
+    assert!(begun.body.contains("c-?"), "{}", begun.body);
+    let mut sheet = Sheet::parse(&begun.body).unwrap();
+    let f = sheet.game.legal_moves().last().unwrap();
+    sheet.game.play(f).unwrap();
+    let mut finished = begun.clone();
+    finished.body = sheet.to_string();
+    let finished = with_log_move(&finished, "");
+    assert!(
+        finished.body.contains("c-f") && !finished.body.contains('?'),
+        "{}",
+        finished.body
+    );
+
+    let out = world.deliver(&press_reply(ALICE, &finished, "", "bs3@x"));
+    let bob = to(&out, BOB);
+    assert!(bob.subject.contains("Alice played f"), "{}", bob.subject);
+    let after = Sheet::parse(&bob.body).unwrap();
+    assert_eq!(after.game.sowings(), sheet.game.sowings());
+    assert_eq!(after.game.to_move(), Some(Side::North));
+}
+
 /// A garbled move line beside a move written in the log of the latest
 /// mail is told as garbled: the board the mail was written on is the
 /// game's, so it is not out of date.

@@ -4,7 +4,7 @@
 
 use super::letter::Letter;
 use super::refusal::Refusal;
-use crate::engine::{Pit, Side, Sowing};
+use crate::engine::{Pit, PlayedSowing, Side, Sowing};
 use crate::sheet::{self, written, RawSheet, Sheet};
 
 /// A sheet and the move the mail asks for.
@@ -23,8 +23,18 @@ pub type Refused = (Refusal, Option<Box<Sheet>>);
 /// or the log; or the refusal.
 pub type Quoted = Result<Request, Refused>;
 
+/// Who wrote a mail, and what of the game the referee has played: a turn
+/// in the quoted log is the mail's move only if the writer played it, and
+/// only the part of it not played yet (a turn begun by mail, `c-?`, may be
+/// finished on the sheet, board and log alike).
+#[derive(Clone, Copy, Debug)]
+pub struct Writer<'a> {
+    pub side: Side,
+    pub played: &'a [PlayedSowing],
+}
+
 /// The sheet a mail from `writer` quotes, if it quotes one.
-pub fn quoted_request(letter: &Letter, writer: Side) -> Option<Quoted> {
+pub fn quoted_request(letter: &Letter, writer: Writer) -> Option<Quoted> {
     let raw = RawSheet::find(&letter.mail.text).ok()?;
     Some(read_request(letter, &raw, Some(writer)))
 }
@@ -45,7 +55,7 @@ pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
 pub fn read_request(
     letter: &Letter,
     raw: &RawSheet,
-    writer: Option<Side>,
+    writer: Option<Writer>,
 ) -> Result<Request, Refused> {
     let mut line_moves: Vec<Vec<Pit>> = Vec::new();
     let mut garbled = None;
@@ -114,12 +124,13 @@ pub fn read_request(
 /// opponent's turn.
 fn sheet_and_log_move(
     raw: &RawSheet,
-    writer: Option<Side>,
+    writer: Option<Writer>,
 ) -> Result<(Sheet, Option<Vec<Pit>>), Refused> {
     let written_by_writer =
-        |before: &Sheet| writer.is_none_or(|w| before.game.to_move() == Some(w));
+        |before: &Sheet| writer.is_none_or(|w| before.game.to_move() == Some(w.side));
     let total = raw.sowing_count();
-    let full = raw.replay(total).map_err(|e| (Refusal::Sheet(e), None))?;
+    let replay = |sowings| raw.replay(sowings).map_err(|e| (Refusal::Sheet(e), None));
+    let full = replay(total)?;
     Ok(match raw.check_board(&full.game) {
         // No `?` awaits a move, and the board shows the log's last turn
         // played: the sender made their move on the sheet, board and log
@@ -127,13 +138,15 @@ fn sheet_and_log_move(
         // game's last perhaps, while no result is drawn.
         Ok(()) if !raw.awaits && !raw.result_shown => match raw.turns.last() {
             Some(turn) => {
-                let before = raw
-                    .replay(total - turn.len())
-                    .map_err(|e| (Refusal::Sheet(e), None))?;
-                if written_by_writer(&before) {
-                    (before, Some(turn.clone()))
-                } else {
+                let start = total - turn.len();
+                let before = replay(start)?;
+                let done = writer.map_or(0, |w| turn_begun(&before, turn, w.played));
+                if !written_by_writer(&before) {
                     (full, None)
+                } else if done > 0 {
+                    (replay(start + done)?, Some(turn[done..].to_vec()))
+                } else {
+                    (before, Some(turn.clone()))
                 }
             }
             None => (full, None),
@@ -153,6 +166,24 @@ fn sheet_and_log_move(
             }
         }
     })
+}
+
+/// How many of `turn`'s first sowings, logged after `before`, the game has
+/// played already: the game's sowings are `before`'s, then those.
+fn turn_begun(before: &Sheet, turn: &[Pit], played: &[PlayedSowing]) -> usize {
+    let logged = before.game.sowings();
+    match played.strip_prefix(logged) {
+        Some(begun)
+            if begun.len() < turn.len()
+                && begun
+                    .iter()
+                    .zip(turn)
+                    .all(|(sowing, pit)| sowing.pit == *pit) =>
+        {
+            begun.len()
+        }
+        _ => 0,
+    }
 }
 
 /// Plays `side`'s turn: its sowings, bonus sowings included. Returns the

@@ -11,7 +11,7 @@ use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
-use super::play::{play_turn, read_request, Request};
+use super::play::{play_turn, read_request, Request, Writer};
 use super::refusal::Refusal;
 use super::Identity;
 use crate::address::mailbox_key;
@@ -131,7 +131,7 @@ impl SheetReferee {
         let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
         // Read again once the key tells whose mail it is: a log turn is
         // the mail's move only if its writer played it.
-        let read = |writer: Option<Side>| match read_request(letter, &raw, writer) {
+        let read = |writer: Option<Writer>| match read_request(letter, &raw, writer) {
             Ok(request) => Ok((request.sheet.clone(), Ok(request))),
             Err((refusal, Some(sheet))) => Ok((*sheet, Err(refusal))),
             Err((refusal, None)) => Err(format!("not refereed: {refusal}")),
@@ -158,7 +158,7 @@ impl SheetReferee {
                 match keys.side_of(letter, &sheet) {
                     None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
                     Some(side) => {
-                        let (sheet, wanted) = read(Some(side))?;
+                        let (sheet, wanted) = read(Some(Writer { side, played: &[] }))?;
                         let seat = mailbox_of(sheet.players.get(side)).unwrap_or(from);
                         let keyed = dress(&sheet, side);
                         match wanted {

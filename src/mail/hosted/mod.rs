@@ -22,7 +22,7 @@ use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
-use super::play::{makes_move, quoted_request};
+use super::play::{makes_move, quoted_request, Writer};
 use super::refusal::Refusal;
 use super::Identity;
 use crate::engine::Side;
@@ -450,7 +450,8 @@ impl Scene<'_> {
             .collect();
         let wants_board = has(&Command::Board(None)) && letter.move_lines.is_empty();
         // The quoted sheet read once: it replays the pasted game.
-        let quoted = quoted_request(letter, side);
+        let played = self.game.game().sowings();
+        let quoted = quoted_request(letter, Writer { side, played });
         let moves = makes_move(letter, quoted.as_ref());
         if !questions.is_empty()
             && acts.is_empty()
