@@ -2026,6 +2026,41 @@ fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
     assert_eq!(after.game.to_move(), Some(Side::North));
 }
 
+/// Two different move lines in one mail ("move d", then "no wait" and
+/// "move c") play neither: which was meant is the player's to say. The
+/// same line twice is one move.
+#[test]
+fn two_different_move_lines_play_neither_and_the_same_line_twice_plays_once() {
+    let world = World::new("two-moves");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "move d\nNo wait, I mean:\nmove c",
+        "tm1@x",
+    ));
+    assert_eq!(out.len(), 1, "the writer alone is answered");
+    assert!(
+        out[0].body.contains("say different things (d, c)"),
+        "{}",
+        out[0].body
+    );
+    assert!(world.the_game().turns.is_empty(), "nothing played");
+
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c\nmove c", "tm2@x"));
+    assert!(
+        to(&out, BOB).subject.contains("Alice played c"),
+        "{}",
+        to(&out, BOB).subject
+    );
+    assert!(
+        !to(&out, ALICE).body.contains("Not done"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    assert_eq!(world.the_game().turns.len(), 1);
+}
+
 /// A garbled move line beside a move written in the log of the latest
 /// mail is told as garbled: the board the mail was written on is the
 /// game's, so it is not out of date.

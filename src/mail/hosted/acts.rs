@@ -39,7 +39,7 @@ impl Scene<'_> {
         }
         let mut conditions = Vec::new();
         let (mut events, mut refused) = (Vec::new(), Vec::new());
-        let (mut moved, mut offered) = (false, false);
+        let (mut moved, mut tried, mut offered) = (false, false, false);
         for act in acts {
             let done = match act {
                 Command::Accept | Command::Decline => {
@@ -71,12 +71,11 @@ impl Scene<'_> {
                     conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
                     continue;
                 }
-                Command::Move(_) if moved => Err(Refusal::SeveralMoves(
-                    "one move a mail: the first was played".into(),
-                )),
+                // The same move written twice is one move.
+                Command::Move(_) if tried => continue,
                 Command::Move(_) => {
                     let played = self.play_move(letter, quoted, side, now);
-                    moved = played.is_ok();
+                    (moved, tried) = (played.is_ok(), true);
                     played
                 }
                 _ => continue,
@@ -535,12 +534,21 @@ fn if_line(condition: &Conditional) -> String {
     )
 }
 
-/// The move a mail makes: its first move line (none garbled), else the
-/// move written on the sheet it quotes.
+/// The move a mail makes: its move line (none garbled, no other move
+/// beside it), else the move written on the sheet it quotes.
 fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
-    let mut lines = Vec::new();
+    let mut lines: Vec<Vec<Pit>> = Vec::new();
     for (_, read) in &letter.move_lines {
-        lines.push(read.clone()?);
+        let line = read.clone()?;
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    // Two different moves ("move d", "no wait: move c"): which one was
+    // meant is the player's to say, so neither is played.
+    if lines.len() > 1 {
+        let list: Vec<String> = lines.iter().map(|line| written(line)).collect();
+        return Err(Refusal::SeveralMoves(list.join(", ")));
     }
     match (lines.into_iter().next(), quoted) {
         (Some(line), _) => Ok(line),
