@@ -2061,6 +2061,23 @@ fn two_different_move_lines_play_neither_and_the_same_line_twice_plays_once() {
     assert_eq!(world.the_game().turns.len(), 1);
 }
 
+/// A move in the subject alone is played, as PBM servers took commands;
+/// a subject that only looks like one is no move.
+#[test]
+fn a_move_in_the_subject_alone_is_played() {
+    let world = World::new("subject-move");
+    let (alice, _) = world.game_on();
+    let reply = press_reply(ALICE, &alice, "", "sm1@x");
+    let subject = reply.lines().find(|l| l.starts_with("Subject: ")).unwrap();
+    let out = world.deliver(&reply.replacen(subject, "Subject: move c", 1));
+    assert!(
+        to(&out, BOB).subject.contains("Alice played c"),
+        "{}",
+        to(&out, BOB).subject
+    );
+    assert_eq!(world.the_game().turns.len(), 1);
+}
+
 /// A garbled move line beside a move written in the log of the latest
 /// mail is told as garbled: the board the mail was written on is the
 /// game's, so it is not out of date.

@@ -19,6 +19,9 @@ const COMMENT_LINES: usize = 40;
 const MESSAGE_ID_MAX: usize = 200;
 /// References kept when threading a reply.
 const REFERENCES_KEPT: usize = 10;
+/// The place of a move read from the subject among the mail's lines: past
+/// every line, so never inside a quoted sheet.
+pub const SUBJECT_LINE: usize = usize::MAX;
 
 /// One incoming mail, read.
 #[derive(Clone, Debug)]
@@ -33,7 +36,8 @@ pub struct Letter {
     /// Keys in the addresses it was sent to (strongest), then in its text.
     pub keys: Vec<String>,
     pub commands: Result<Vec<Command>, Refusal>,
-    /// The sender's own lines that are move lines, read.
+    /// The sender's own lines that are move lines, read, each with its
+    /// index among the text's lines ([`SUBJECT_LINE`] for the subject's).
     pub move_lines: Vec<(usize, Result<Vec<Pit>, Refusal>)>,
     /// The sender's words to relay to the opponent, cleaned and wrapped.
     pub comment: Vec<String>,
@@ -77,10 +81,15 @@ impl Letter {
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
         let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);
-        let move_lines = own
+        let mut move_lines: Vec<_> = own
             .iter()
             .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
             .collect();
+        // A move in the subject (as PBM servers took commands) when the
+        // body has none; a subject that only looks like one is no move.
+        if let (true, Some(Ok(sowings))) = (move_lines.is_empty(), move_line(&subject_line)) {
+            move_lines.push((SUBJECT_LINE, Ok(sowings)));
+        }
         let comment = comment_of(&own, referee);
         let fit =
             |id: &String| id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic());
