@@ -576,6 +576,53 @@ fn first_after(sheet: &Sheet, turns: &[&str]) -> String {
     trial.game.legal_moves().first().unwrap().to_string()
 }
 
+/// Conditional moves kept by a mail and answered in the same mail (the
+/// opponent's own condition replied at once) are told as played, not as
+/// kept: none is left standing.
+#[test]
+fn conditions_answered_in_the_mail_that_keeps_them_are_not_told_as_kept() {
+    let referee = Referee::new("conditions-answered-at-once");
+    let (alice, bob) = referee.game_on("super-wari");
+    let pit = alice.legal()[0].clone();
+    let mut trial = alice.sheet();
+    trial
+        .play(&mancala::sheet::parse_sowings(&pit).unwrap())
+        .unwrap();
+    let replies: Vec<String> = trial
+        .game
+        .legal_moves()
+        .into_iter()
+        .map(|p| p.to_string())
+        .collect();
+    trial
+        .play(&mancala::sheet::parse_sowings(&replies[0]).unwrap())
+        .unwrap();
+    let answer = trial.game.legal_moves().first().unwrap().to_string();
+    referee.reply(BOB, &bob, &format!("if {pit} then {}", replies[0]));
+    let out = referee.reply(
+        ALICE,
+        &alice,
+        &format!(
+            "move {pit}\nif {} then {answer}\nif {} then {answer}",
+            replies[0], replies[1]
+        ),
+    );
+    let alice = to(&out, ALICE);
+    assert_eq!(alice.sheet().game.ply(), 3, "both conditions answered");
+    assert!(
+        says(
+            &alice.body,
+            &format!(
+                "By your conditional move (if {} then {answer}): you played {answer}",
+                replies[0]
+            )
+        ),
+        "{}",
+        alice.body
+    );
+    assert!(!says(&alice.body, "kept for"), "{}", alice.body);
+}
+
 #[test]
 fn a_conditional_answer_declines_an_offer_and_it_never_comes_back() {
     let referee = Referee::new("stale-offer");

@@ -113,6 +113,19 @@ impl Scene<'_> {
         }
         if follows {
             events.extend(self.what_follows(now));
+            // Conditions kept by this mail may be answered in it (the
+            // opponent's own condition replied at once): told as played,
+            // and no longer as kept.
+            let standing = &self.game.record().conditions;
+            for event in events.iter_mut() {
+                if let Event::ConditionsKept { kept, .. } = event {
+                    kept.retain(|c| standing.contains(c));
+                }
+            }
+            events.retain(|e| {
+                !matches!(e, Event::ConditionsKept { kept, dropped, cut: false, .. }
+                    if kept.is_empty() && dropped.is_empty())
+            });
         }
         if self.game.game().is_over() {
             let before = events.len();
@@ -275,8 +288,19 @@ impl Scene<'_> {
             scene: self,
             reader,
         };
-        let said: Vec<String> = events.iter().filter_map(|e| names.said(e)).collect();
-        said.join(" ")
+        let mut news = String::new();
+        for said in events.iter().filter_map(|e| names.said(e)) {
+            // "By your conditional move (if e then d): you played d."
+            let said = match said.strip_prefix("You ") {
+                Some(rest) if news.ends_with(':') => format!("you {rest}"),
+                _ => said,
+            };
+            if !news.is_empty() {
+                news.push(' ');
+            }
+            news.push_str(&said);
+        }
+        news
     }
 
     /// Notes to the writer of conditional moves: which were kept and which
