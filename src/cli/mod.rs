@@ -122,8 +122,8 @@ pub fn display_path(path: &Path) -> String {
 }
 
 /// The sowings typed (`c-f`, `c f`): what is not a pit is told with the
-/// game's own range (`a to f`, not the engine's `a to h`); a letter past
-/// the row is the engine's to refuse, with the legal moves.
+/// game's own range (`a to f`); a letter past the row is the engine's to
+/// refuse, with the legal moves.
 pub fn sowings_in(text: &str, rules: &mancala::engine::Rules) -> Result<Vec<Pit>, String> {
     mancala::sheet::parse_sowings(text).map_err(|e| match e {
         ParsePitError::Pit(word) => format!(

@@ -171,7 +171,8 @@ impl<'de> serde::Deserialize<'de> for Pit {
 /// Text that names no pit or side.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParsePitError {
-    #[error("'{0}' is not a pit: pits are letters a to h (or digits 1 to 8)")]
+    // A game's own range is its caller's to say: this error knows no game.
+    #[error("'{0}' is not a pit: pits are letters from a (or digits from 1)")]
     Pit(String),
     #[error("'{0}' is not a side: say south or north")]
     Side(String),
