@@ -30,11 +30,13 @@ pub enum Event {
     Played { side: Side, sowings: Vec<Sowing> },
     /// A move answered the opponent's standing offer: it stands no more.
     OfferDeclinedByMove { by: Side, kind: OfferKind },
-    /// `by` offers a draw, or asks to take back their `last_turn`.
+    /// `by` offers a draw, or asks to take back their `last_turn`; the
+    /// opponent's offer of the kind `replaced`, standing till then, lapses.
     Offered {
         by: Side,
         kind: OfferKind,
         last_turn: Vec<Pit>,
+        replaced: Option<OfferKind>,
     },
     /// `by` accepted `offered_by`'s draw offer: the game is drawn.
     DrawAgreed { by: Side, offered_by: Side },
@@ -315,7 +317,9 @@ impl HostedGame {
 
 /// Offers, their answers, and resigning.
 impl HostedGame {
-    /// `side` offers `kind`, in the mail of `event`.
+    /// `side` offers `kind`, in the mail of `event`: it replaces the
+    /// opponent's standing offer, but a draw offered while theirs stands
+    /// agrees the draw.
     ///
     /// # Errors
     /// When the game is over, the computer plays, or (a takeback) the
@@ -333,6 +337,11 @@ impl HostedGame {
         if self.record.computer.is_some() {
             return Err(GameRefusal::ComputerTakesNoOffers);
         }
+        let replaced = self.offer_to(side).map(|offer| offer.kind);
+        // A draw offered while the opponent's stands: both want it.
+        if (kind, replaced) == (OfferKind::Draw, Some(OfferKind::Draw)) {
+            return self.answer(side, Answer::Accept, None, now);
+        }
         let last = self.record.turns.last().filter(|t| t.side == side);
         let last_turn = match (kind, last) {
             (OfferKind::Takeback, None) => return Err(GameRefusal::NotYourLastTurn),
@@ -349,6 +358,7 @@ impl HostedGame {
             by: side,
             kind,
             last_turn,
+            replaced,
         })
     }
 
@@ -387,6 +397,9 @@ impl HostedGame {
         answering: Option<u32>,
         now: u64,
     ) -> Result<Event, GameRefusal> {
+        if self.game.is_over() {
+            return Err(GameRefusal::GameOver);
+        }
         let offer = self.open_offer(side, answering)?;
         let (by, offered_by) = (side, offer.by);
         let event = match (answer, offer.kind) {

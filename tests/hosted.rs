@@ -2078,6 +2078,36 @@ fn a_move_in_the_subject_alone_is_played() {
     assert_eq!(world.the_game().turns.len(), 1);
 }
 
+/// A draw offered while the opponent's draw offer stands agrees the draw;
+/// another offer replaces the opponent's, and both are told it lapsed.
+/// An accept after the game is over is told the game is over.
+#[test]
+fn a_draw_offered_against_a_standing_draw_offer_agrees_it_and_a_replaced_offer_is_told() {
+    let world = World::new("offers-meet");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "om1@x"));
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "takeback", "om2@x"));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "offer draw", "om3@x"));
+    for mail in &out {
+        assert!(mail.body.contains("It replaces"), "{}", mail.body);
+    }
+    let words = |body: &str| body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words(&to(&out, ALICE).body).contains("It replaces your takeback"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "offer draw", "om4@x"));
+    assert!(
+        to(&out, BOB).subject.contains("a draw by agreement"),
+        "{}",
+        to(&out, BOB).subject
+    );
+    assert!(world.the_game().game().unwrap().is_over());
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "om5@x"));
+    assert!(out[0].body.contains("the game is over"), "{}", out[0].body);
+}
+
 /// A garbled move line beside a move written in the log of the latest
 /// mail is told as garbled: the board the mail was written on is the
 /// game's, so it is not out of date.

@@ -455,7 +455,18 @@ impl Names<'_, '_> {
                 by,
                 kind,
                 last_turn,
-            } => self.offer(*by, *kind, last_turn),
+                replaced,
+            } => {
+                let offer = self.offer(*by, *kind, last_turn);
+                match replaced {
+                    Some(replaced) => format!(
+                        "{offer} (It replaces {} {}, which stands no more.)",
+                        self.whose(by.other()),
+                        offered(*replaced)
+                    ),
+                    None => offer,
+                }
+            }
             Event::DrawAgreed { by, offered_by } => format!(
                 "{}: the game is drawn.",
                 self.answered(*by, "accepted", *offered_by, OfferKind::Draw)
