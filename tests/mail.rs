@@ -269,6 +269,39 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
     assert!(refused.body.contains("no move found"), "{}", refused.body);
 }
 
+/// A client that quotes the whole broadcast, with its board pasted below
+/// and the first move made on it: of the two sheets, the one whose log
+/// is the longer, the pasted one, is read.
+#[test]
+fn the_broadcast_quoted_and_its_board_pasted_below_with_the_move_made_is_that_move() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    let start = broadcast.find("   h    g    f").unwrap();
+    let end = broadcast[start..].find("4.").unwrap() + start + 2;
+    let made = broadcast[start..end]
+        .replace(
+            "|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   Yourname",
+            "|  3 |  3 |  0 |  4 |  4 |  4 |  3 |  3 |   Zoe",
+        )
+        .replace("Yourname", "Zoe")
+        .replace("1.    ?", "1.    c");
+    let mail = format!(
+        "From: Zoe <zoe@players.example>\nTo: {REFEREE}\nCc: Bill <bill@players.example>\n\
+         Subject: Re: Super-Wari\nMessage-ID: <pasted@players.example>\n\n\
+         On Mon, 1 Nov 1999, Bill Taylor wrote:\n{}\nHere's my board, Bill:\n\n{made}\n\nZoe\n",
+        quote(&broadcast)
+    );
+    let out = replies(mail.as_bytes());
+    assert_eq!(
+        addresses(&out),
+        ["zoe@players.example", "bill@players.example"]
+    );
+    assert!(
+        out[0].subject.contains("Zoe played c"),
+        "{}",
+        out[0].subject
+    );
+}
+
 /// The game's last move made by hand on the sheet (board and log, no
 /// result written) is that move: the game ends with its result; the
 /// referee's own sheet of the finished game, quoted back, takes no move.

@@ -332,8 +332,9 @@ pub const NOT_THE_GAME: &str = "Not the game:";
 pub const NOT_THE_GAME_KINDS: [&str; 2] = ["a preview", "the board after turn"];
 
 /// The first grid not marked [`NOT_THE_GAME`] in the few lines above it.
-fn find_grid(lines: &[&str]) -> Option<Grid> {
-    (0..lines.len().saturating_sub(4)).find_map(|i| {
+/// The first grid at or after line `from`.
+fn find_grid(lines: &[&str], from: usize) -> Option<Grid> {
+    (from..lines.len().saturating_sub(4)).find_map(|i| {
         let w = &lines[i..i + 5];
         let marked = lines[i.saturating_sub(5)..i].iter().any(|l| {
             l.strip_prefix(NOT_THE_GAME).is_some_and(|rest| {
@@ -466,13 +467,34 @@ fn is_letters(line: &str) -> bool {
 }
 
 impl RawSheet {
-    /// Finds the first sheet in `text` and reads it, without replaying it.
+    /// Finds the sheet in `text` and reads it, without replaying it: of
+    /// several (a thread quoting older boards, a board pasted below the
+    /// one quoted with the move made on it), the one whose log is longest,
+    /// the first of those; a sheet that cannot be read only when none can.
     ///
     /// # Errors
     /// When there is no grid or log, or a part cannot be read.
     pub fn find(text: &str) -> Result<RawSheet, SheetError> {
         let lines: Vec<&str> = text.lines().map(bare).collect();
-        let grid = find_grid(&lines).ok_or(SheetError::NoSheet)?;
+        let mut found: Option<Result<RawSheet, SheetError>> = None;
+        let mut from = 0;
+        while let Some(grid) = find_grid(&lines, from) {
+            from = grid.start + 5;
+            let read = RawSheet::read(&lines, &grid);
+            found = match (found, read) {
+                (Some(Ok(best)), Ok(sheet)) if sheet.sowing_count() <= best.sowing_count() => {
+                    Some(Ok(best))
+                }
+                (Some(Ok(best)), Err(_)) => Some(Ok(best)),
+                (Some(Err(first)), Err(_)) => Some(Err(first)),
+                (_, read) => Some(read),
+            };
+        }
+        found.unwrap_or(Err(SheetError::NoSheet))
+    }
+
+    /// Reads the sheet whose grid is `grid`.
+    fn read(lines: &[&str], grid: &Grid) -> Result<RawSheet, SheetError> {
         let g = grid.start;
         let pits = grid.pits()?;
         let (top, north_name) = row_counts(lines[g + 1], grid.columns, grid.stores, "top")?;

@@ -374,3 +374,19 @@ fn a_set_up_line_that_cannot_be_or_is_impossible_is_refused_with_the_reason() {
         "the position set up cannot start a game: the pits hold 61 stones, more than the 48 of the game"
     );
 }
+
+/// Of several sheets in a text, the one whose log is longest is read,
+/// wherever it stands; one that cannot be read is passed over for one that
+/// can, and reported only when none can.
+#[test]
+fn of_several_sheets_the_longest_log_is_read() {
+    let older = sheet_after(Ruleset::SuperWari, "c").to_string();
+    let newer = sheet_after(Ruleset::SuperWari, "c d").to_string();
+    for text in [format!("{older}\n{newer}"), format!("{newer}\n{older}")] {
+        assert_eq!(RawSheet::find(&text).unwrap().sowing_count(), 2, "{text}");
+    }
+    let broken = newer.replacen("+----+", "+--x-+", 1);
+    assert!(RawSheet::find(&broken).is_err());
+    let both = format!("{broken}\n{older}");
+    assert_eq!(RawSheet::find(&both).unwrap().sowing_count(), 1);
+}
