@@ -137,14 +137,19 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
         ["takeback"] | ["take", "back"] | ["undo"] => Some(Command::Takeback),
         // `rules` alone: the commands and the game's rules in short.
         ["help"] | ["rules"] | ["help", "rules"] => Some(Command::Help),
-        ["help", "rules", ruleset] | ["rules", ruleset] => {
-            ruleset.parse().ok().map(Command::HelpRules)
+        // A game named in words or not (`super wari`), as `new` takes it.
+        ["help", "rules", named @ ..] | ["rules", named @ ..] => {
+            named.concat().parse().ok().map(Command::HelpRules)
         }
         ["games"] => Some(Command::Games),
         ["history"] => Some(Command::History),
         ["analysis"] | ["analyse"] | ["analyze"] => Some(Command::Analysis),
         ["ratings"] => Some(Command::Ratings(None)),
-        ["ratings", ruleset] => ruleset.parse().ok().map(|r| Command::Ratings(Some(r))),
+        ["ratings", named @ ..] => named
+            .concat()
+            .parse()
+            .ok()
+            .map(|r| Command::Ratings(Some(r))),
         ["new", rest @ ..] => match game_named(rest) {
             // Words kept as written: a display name keeps its case.
             Some((ruleset, named)) => Some(new_command(
@@ -371,6 +376,14 @@ mod tests {
         assert_eq!(
             line("ratings wari"),
             Some(Command::Ratings(Some(Ruleset::Wari)))
+        );
+        assert_eq!(
+            line("ratings Super Wari"),
+            Some(Command::Ratings(Some(Ruleset::SuperWari)))
+        );
+        assert_eq!(
+            line("rules super wari"),
+            Some(Command::HelpRules(Ruleset::SuperWari))
         );
         assert_eq!(line("Accept!"), Some(Command::Accept));
         assert_eq!(line("decline"), Some(Command::Decline));
