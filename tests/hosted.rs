@@ -144,6 +144,13 @@ fn a_challenge_sends_one_invitation_and_the_game_starts_on_accept() {
         "{}",
         out[0].body
     );
+    // Nor is she told how to move, only what she waits for.
+    assert!(
+        !out[0].body.contains("To move, reply")
+            && out[0].body.contains("The game starts when Bob accepts"),
+        "{}",
+        out[0].body
+    );
     assert!(world.the_game().turns.is_empty());
     // Bob accepts: both get the board, Alice to move.
     let out = world.deliver(&press_reply(BOB, &bob, "accept", "yes@players.example"));

@@ -129,7 +129,7 @@ pub enum Refusal {
     RefereeOpponent,
     #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
     NoOpponent,
-    #[error("{name} has not accepted the game yet: it starts when they do")]
+    #[error("{name} has not accepted the game yet: it starts when they do, and you get the board then; till then there is nothing to write")]
     NotAccepted { name: String },
     #[error("{name} declined this game; start another with a line: new GAME with ADDRESS")]
     Declined { name: String },

@@ -370,7 +370,18 @@ impl Scene<'_> {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        let next = compose::next_for(sheet, side);
+        // Before the invitee accepts, the inviter has no move to make.
+        let waiting = match self.game.record().standing {
+            Standing::Invited { invitee } if invitee != side => Some(format!(
+                "The game starts when {} accepts; you will get the board then.",
+                self.game.name(invitee)
+            )),
+            _ => None,
+        };
+        let next = match &waiting {
+            Some(waiting) => compose::Next::Say(waiting),
+            None => compose::next_for(sheet, side),
+        };
         self.mail_drawn(side, sheet_body_drawn(&top, comment, drawn, next), drawn)
     }
 
