@@ -364,7 +364,8 @@ impl HostedGame {
 
     /// The opponent's offer `side` may answer now, if the mail answers
     /// the mail of `answering` (an event), sent while it stood, or says
-    /// not which.
+    /// not which. A takeback is accepted on the board as it stands: the
+    /// turn it undoes may have gone on since (a bonus sowing played).
     fn open_offer(&self, side: Side, answering: Option<u32>) -> Result<Offer, GameRefusal> {
         let offer = self.offer_to(side).cloned().ok_or(GameRefusal::NoOffer)?;
         match answering {
@@ -372,6 +373,9 @@ impl HostedGame {
                 by: offer.by,
                 kind: offer.kind,
             }),
+            Some(event) if offer.kind == OfferKind::Takeback && event < self.record.board_event => {
+                Err(GameRefusal::OutOfDate)
+            }
             _ => Ok(offer),
         }
     }

@@ -2085,6 +2085,34 @@ fn a_move_in_the_subject_alone_is_played() {
     assert_eq!(world.the_game().turns.len(), 1);
 }
 
+/// A takeback asked in the middle of a turn (`c-?`), the turn then
+/// finished: an accept from the mail that showed only `c` is out of date,
+/// for it would undo more than it was shown; one from the latest mail
+/// undoes the whole turn.
+#[test]
+fn a_takeback_accepted_on_a_board_older_than_the_turn_it_undoes_is_out_of_date() {
+    let world = World::new("takeback-turn-went-on");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <tt@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "tt1@x"));
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "tt2@x"));
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "takeback", "tt3@x"));
+    let asked = to(&out, BOB);
+    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move d", "tt4@x"));
+    let latest = to(&out, BOB);
+    let out = world.deliver(&press_reply(BOB, &asked, "accept", "tt5@x"));
+    assert!(out[0].body.contains("out of date"), "{}", out[0].body);
+    assert_eq!(world.the_game().turns.len(), 1, "nothing undone");
+    let out = world.deliver(&press_reply(BOB, &latest, "accept", "tt6@x"));
+    assert!(
+        to(&out, ALICE).subject.contains("(c-d) is undone"),
+        "{}",
+        to(&out, ALICE).subject
+    );
+    assert!(world.the_game().turns.is_empty());
+}
+
 /// A draw offered while the opponent's draw offer stands agrees the draw;
 /// another offer replaces the opponent's, and both are told it lapsed.
 /// An accept after the game is over is told the game is over.
