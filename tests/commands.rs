@@ -154,6 +154,12 @@ fn play_turns(
     boards
 }
 
+/// The sheet a `board N` answer shows apart, before the game's own.
+fn not_the_game(body: &str) -> &str {
+    let after = body.split("Not the game:").nth(1).unwrap();
+    after.split("The game as it stands:").next().unwrap()
+}
+
 #[test]
 fn board_n_shows_the_sheet_after_line_n_of_the_log_and_its_mail_still_plays() {
     let referee = Referee::new("board-n");
@@ -170,7 +176,7 @@ fn board_n_shows_the_sheet_after_line_n_of_the_log_and_its_mail_still_plays() {
         answer.body
     );
     // Line 1 of the log: each player's first turn; the game's own has three.
-    let after = answer.body.split("Not the game:").nth(1).unwrap();
+    let after = not_the_game(&answer.body);
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
     assert_eq!(early.game.ply(), 2);
     assert_eq!(
@@ -202,12 +208,12 @@ fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
     let out = referee.reply(ALICE, &alice, "board 3");
     let body = to(&out, ALICE).body;
     assert!(body.contains("the board after turn 3 of 3"), "{body}");
-    let after = body.split("Not the game:").nth(1).unwrap();
+    let after = not_the_game(&body);
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
     assert_eq!(early.game.ply(), 5, "line 3 as it stands");
     let out = referee.reply(ALICE, &alice, "board 2");
     let body = to(&out, ALICE).body;
-    let after = body.split("Not the game:").nth(1).unwrap();
+    let after = not_the_game(&body);
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
     assert_eq!(early.game.ply(), 4, "line 2: two turns each");
     let out = referee.reply(ALICE, &alice, "analysis");
