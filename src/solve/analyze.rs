@@ -20,7 +20,7 @@ pub struct TurnAnalysis {
     /// `before - after`: what the turn gave away (0 for a best turn).
     pub lost: i32,
     /// The turn let a won position go (before it the mover was winning,
-    /// after it they no longer are).
+    /// after it they no longer are), as exact values show.
     pub let_go: bool,
     /// A first sowing of a best turn, when this one was not.
     pub best: Option<Pit>,
@@ -99,7 +99,8 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
             before: before.value,
             after: after.0,
             lost,
-            let_go: before.value > 0 && after.0 <= 0,
+            // Only known, never guessed from an estimate.
+            let_go: before.exact && after.1 && before.value > 0 && after.0 <= 0,
             best,
             exact: before.exact && after.1,
         });

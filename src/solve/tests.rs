@@ -455,3 +455,25 @@ fn analysis_marks_the_turn_that_let_the_win_go() {
         assert!(!turn.let_go);
     }
 }
+
+/// Past the search's reach a value is an estimate: no turn is said to let
+/// a won position go unless both its values are exact.
+#[test]
+fn analysis_says_a_win_was_let_go_only_on_exact_values() {
+    use crate::engine::{Game, Ruleset, SplitMix64};
+    let mut rng = SplitMix64::new(7);
+    let mut game = Game::new(Ruleset::Waurie.rules(), Side::South);
+    while !game.is_over() && game.ply() < 40 {
+        let legal = game.legal_moves();
+        game.play(legal.nth(rng.below(legal.len())).unwrap())
+            .unwrap();
+    }
+    let analysis = super::analyze(&game, None, 200);
+    assert!(
+        analysis.turns.iter().any(|t| !t.exact),
+        "some turns out of reach"
+    );
+    for turn in &analysis.turns {
+        assert!(!turn.let_go || turn.exact, "{turn:?}");
+    }
+}

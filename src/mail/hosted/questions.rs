@@ -216,7 +216,8 @@ fn analysis_text(sheet: &Sheet) -> String {
     };
     format!(
         "Each turn: the value of the position for its mover before it and after it ({unit}, \
-         best play from there). A turn that lost value says what was best.\n\n{}",
+         best play from there; on a line marked (not exact), the search's estimate). A turn \
+         that lost value says what was best.\n\n{}",
         analysis.text(|side| sheet.name(side).to_string())
     )
 }
