@@ -504,13 +504,13 @@ impl RawSheet {
         } else {
             None
         };
-        let (title, setup, sheet_start) = read_above_grid(&lines, g)?;
+        let (title, setup, sheet_start) = read_above_grid(lines, g)?;
         let UnderGrid {
             captured,
             heading,
             log_start,
-        } = read_under_grid(&lines, g)?;
-        let (turns, awaits, log_end) = read_log(&lines, log_start)?;
+        } = read_under_grid(lines, g)?;
+        let (turns, awaits, log_end) = read_log(lines, log_start)?;
 
         let mut players = Players {
             south: Player {
@@ -522,7 +522,7 @@ impl RawSheet {
                 address: None,
             },
         };
-        let (end, result) = read_after_log(&lines, log_end, &mut players);
+        let (end, result) = read_after_log(lines, log_end, &mut players);
         let (ruleset, stones, first, variant, id) = match title {
             Some(t) => (Some(t.ruleset), t.stones, t.first, t.variant, t.id),
             None => (None, None, None, None, None),
