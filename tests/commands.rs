@@ -216,7 +216,14 @@ fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
     let after = not_the_game(&body);
     let early = Sheet::parse(&after[after.find("Game:").unwrap()..]).unwrap();
     assert_eq!(early.game.ply(), 4, "line 2: two turns each");
+    // Perfect play's view waits for the end of a game between players.
     let out = referee.reply(ALICE, &alice, "analysis");
+    let body = to(&out, ALICE).body;
+    assert!(says(&body, "no analysis while the game is on"), "{body}");
+    assert!(!body.contains("  1. Alice"), "{body}");
+    let out = referee.reply(BOB, &bob, "resign");
+    let finished = to(&out, ALICE);
+    let out = referee.reply(ALICE, &finished, "analysis");
     let body = to(&out, ALICE).body;
     for line in [
         "  1. Alice",
@@ -228,8 +235,7 @@ fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
         assert!(body.contains(line), "{line}:\n{body}");
     }
     assert!(!body.contains("  4. "), "{body}");
-    let out = referee.reply(BOB, &bob, "resign");
-    let out = referee.reply(ALICE, &to(&out, ALICE), "history");
+    let out = referee.reply(ALICE, &finished, "history");
     let body = to(&out, ALICE).body;
     assert!(
         says(&body, "Alice wins (Bob resigned) after 3 turns"),

@@ -99,6 +99,15 @@ impl Scene<'_> {
                 )?;
                 ("the ratings, as you asked.".into(), ratings_text(&leaders))
             }
+            // Perfect play's view of a game between two players still on
+            // would be help in it: it waits for the end.
+            Command::Analysis if !self.game.game().is_over() && record.computer.is_none() => (
+                "no analysis while the game is on.".into(),
+                "The analysis (each turn's value under perfect play) would be help in a game \
+                 still on between two players: ask for it with a line  analysis  once the game \
+                 is over (a game against the computer has it at any time).\n"
+                    .into(),
+            ),
             Command::Analysis => (
                 "the game turn by turn, as you asked.".into(),
                 analysis_text(&self.game.sheet()),
