@@ -242,15 +242,17 @@ fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'stati
 }
 
 /// The mail with its lines ended as the parser reads them: old Mac mail
-/// programs end each line with a CR alone, which would make the whole mail
-/// one header line (no From, no move) and leave it unanswered.
+/// programs end each line with a CR alone (some lines only, when a relay
+/// ended others), which would make the mail one header line (no From, no
+/// move) and leave it unanswered. A CR alone ends no line in mail
+/// (RFC 5322 allows it only before LF): each becomes an LF.
 fn lines_ended(raw: &[u8]) -> Cow<'_, [u8]> {
-    if raw.contains(&b'\r') && !raw.contains(&b'\n') {
-        let lines = raw.iter().map(|&b| if b == b'\r' { b'\n' } else { b });
-        Cow::Owned(lines.collect())
-    } else {
-        Cow::Borrowed(raw)
+    let bare = |at: usize| raw[at] == b'\r' && raw.get(at + 1) != Some(&b'\n');
+    if !(0..raw.len()).any(bare) {
+        return Cow::Borrowed(raw);
     }
+    let lines = (0..raw.len()).map(|at| if bare(at) { b'\n' } else { raw[at] });
+    Cow::Owned(lines.collect())
 }
 
 #[cfg(test)]
@@ -265,6 +267,13 @@ mod tests {
             Some("bob@players.example")
         );
         assert_eq!(mail.text.trim(), "move c");
+        // Some lines ended by a relay, the others still by a CR alone.
+        let mixed = Incoming::parse(b"From: bob@players.example\rSubject: Re: Wari\r\n\rmove c\r");
+        assert_eq!(
+            mixed.from.map(|m| m.address).as_deref(),
+            Some("bob@players.example")
+        );
+        assert_eq!(mixed.text.trim(), "move c");
     }
 
     /// A mail cut off before its closing boundary keeps its last part.
