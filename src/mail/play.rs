@@ -271,6 +271,7 @@ mod tests {
         assert_eq!(ok("  MOVE c-f"), "c-f");
         assert_eq!(ok("move c f."), "c-f");
         assert_eq!(ok("move:3"), "c");
+        assert_eq!(ok("move c\u{200b}"), "c", "a zero-width space pasted after");
         assert!(move_line("Move fast and break things").is_none());
         assert!(move_line("moved to Paris").is_none());
         assert!(move_line("a move").is_none());

@@ -148,12 +148,14 @@ impl Sheet {
 }
 
 /// Reads a move as players write it: pits separated by `-`, `,` or blanks
-/// (`c`, `c-f`, `c f`, `3-6`).
+/// (`c`, `c-f`, `c f`, `3-6`). The invisible characters web mail leaves in
+/// copied text (zero-width spaces and joiners, a byte-order mark) are blanks.
 ///
 /// # Errors
 /// When a part names no pit.
 pub fn parse_sowings(text: &str) -> Result<Vec<Pit>, crate::engine::ParsePitError> {
-    text.split(|c: char| c == '-' || c == ',' || c.is_whitespace())
+    let invisible = |c: char| matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}');
+    text.split(|c: char| c == '-' || c == ',' || c.is_whitespace() || invisible(c))
         .filter(|part| !part.is_empty())
         .map(str::parse)
         .collect()
