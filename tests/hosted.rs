@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use mancala::engine::{Side, SplitMix64};
+use mancala::engine::{Pit, Side, SplitMix64};
 use mancala::mail::delivery::{DeliveryError, Failure, Report};
 use mancala::mail::hosted::{HostedReferee, Reminder, Reminders};
 use mancala::mail::letter::Letter;
@@ -2068,10 +2068,10 @@ fn two_different_move_lines_play_neither_and_the_same_line_twice_plays_once() {
     assert_eq!(world.the_game().turns.len(), 1);
 }
 
-/// A move in the subject alone is played, as PBM servers took commands;
-/// a subject that only looks like one is no move.
+/// A move in the subject is played, as PBM servers took commands, when
+/// the body makes none: a move on the sheet or a move line outweighs it.
 #[test]
-fn a_move_in_the_subject_alone_is_played() {
+fn a_move_in_the_subject_is_played_when_the_body_makes_none() {
     let world = World::new("subject-move");
     let (alice, _) = world.game_on();
     let reply = press_reply(ALICE, &alice, "", "sm1@x");
@@ -2083,6 +2083,37 @@ fn a_move_in_the_subject_alone_is_played() {
         to(&out, BOB).subject
     );
     assert_eq!(world.the_game().turns.len(), 1);
+    // A move the body makes, on the sheet or by a line, outweighs it.
+    let subject_move = |reply: String, pit: Pit| {
+        let subject = reply.lines().find(|l| l.starts_with("Subject: ")).unwrap();
+        reply.replacen(subject, &format!("Subject: move {pit}"), 1)
+    };
+    let legal = |mail: &Outgoing| Sheet::parse(&mail.body).unwrap().game.legal_moves();
+    let bob = to(&out, BOB);
+    let (first, other) = (legal(&bob).first().unwrap(), legal(&bob).last().unwrap());
+    let written = with_log_move(&bob, &first.to_string());
+    let out = world.deliver(&subject_move(
+        press_reply(BOB, &written, "", "sm2@x"),
+        other,
+    ));
+    let alice = to(&out, ALICE);
+    assert!(
+        alice.subject.contains(&format!("Bob played {first}")),
+        "{}",
+        alice.subject
+    );
+    let pit = legal(&alice).first().unwrap();
+    let out = world.deliver(&press_reply(ALICE, &alice, &format!("move {pit}"), "sm3@x"));
+    let bob = to(&out, BOB);
+    let (first, other) = (legal(&bob).first().unwrap(), legal(&bob).last().unwrap());
+    let line = format!("move {first}");
+    let out = world.deliver(&subject_move(press_reply(BOB, &bob, &line, "sm4@x"), other));
+    let alice = to(&out, ALICE);
+    assert!(
+        alice.subject.contains(&format!("Bob played {first}")),
+        "{}",
+        alice.subject
+    );
 }
 
 /// A takeback asked in the middle of a turn (`c-?`), the turn then

@@ -19,9 +19,6 @@ const COMMENT_LINES: usize = 40;
 const MESSAGE_ID_MAX: usize = 200;
 /// References kept when threading a reply.
 const REFERENCES_KEPT: usize = 10;
-/// The place of a move read from the subject among the mail's lines: past
-/// every line, so never inside a quoted sheet.
-pub const SUBJECT_LINE: usize = usize::MAX;
 
 /// One incoming mail, read.
 #[derive(Clone, Debug)]
@@ -37,8 +34,12 @@ pub struct Letter {
     pub keys: Vec<String>,
     pub commands: Result<Vec<Command>, Refusal>,
     /// The sender's own lines that are move lines, read, each with its
-    /// index among the text's lines ([`SUBJECT_LINE`] for the subject's).
+    /// index among the text's lines.
     pub move_lines: Vec<(usize, Result<Vec<Pit>, Refusal>)>,
+    /// A move in the subject (as PBM servers took commands): the mail's
+    /// move only when the body makes none, by a line or on the sheet, so a
+    /// subject kept through a thread never outweighs what is written.
+    pub subject_move: Option<Vec<Pit>>,
     /// The sender's words to relay to the opponent, cleaned and wrapped.
     pub comment: Vec<String>,
     /// Read only in part: the size limit it went over. Such a mail is
@@ -81,15 +82,12 @@ impl Letter {
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
         let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);
-        let mut move_lines: Vec<_> = own
+        let move_lines = own
             .iter()
             .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
             .collect();
-        // A move in the subject (as PBM servers took commands) when the
-        // body has none; a subject that only looks like one is no move.
-        if let (true, Some(Ok(sowings))) = (move_lines.is_empty(), move_line(&subject_line)) {
-            move_lines.push((SUBJECT_LINE, Ok(sowings)));
-        }
+        // A subject that only looks like a move is none.
+        let subject_move = move_line(&subject_line).and_then(Result::ok);
         let comment = comment_of(&own, referee);
         let fit =
             |id: &String| id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic());
@@ -111,6 +109,7 @@ impl Letter {
             keys,
             commands,
             move_lines,
+            subject_move,
             comment,
             too_large: None,
         }

@@ -39,10 +39,10 @@ pub fn quoted_request(letter: &Letter, writer: Writer) -> Option<Quoted> {
     Some(read_request(letter, &raw, Some(writer)))
 }
 
-/// Does the mail make a move: a move line (garbled or not), or a move
-/// written on the sheet it quotes?
+/// Does the mail make a move: a move line (garbled or not), a move
+/// written on the sheet it quotes, or one in its subject?
 pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
-    !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_)))
+    !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_))) || letter.subject_move.is_some()
 }
 
 /// The verified sheet in `raw` and the move, from a move line or the log;
@@ -81,7 +81,10 @@ pub fn read_request(
     }
     let (sheet, log_move) = read?;
     let sowings = match (line_moves.as_slice(), log_move) {
-        ([], None) => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
+        ([], None) => match &letter.subject_move {
+            Some(subject) => subject.clone(),
+            None => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
+        },
         ([], Some(log)) => log,
         ([line], None) => line.clone(),
         ([line], Some(log)) if *line == log => log,

@@ -104,7 +104,7 @@ impl SheetReferee {
     pub fn may_referee(&self, letter: &Letter) -> bool {
         self.identity.owner
             && letter.never_answer(&self.identity).is_none()
-            && letter.move_lines.iter().any(|(_, m)| m.is_ok())
+            && (letter.move_lines.iter().any(|(_, m)| m.is_ok()) || letter.subject_move.is_some())
             && RawSheet::find(&letter.mail.text).is_ok()
     }
 

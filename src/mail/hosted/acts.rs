@@ -570,7 +570,8 @@ fn if_line(condition: &Conditional) -> String {
 }
 
 /// The move a mail makes: its move line (none garbled, no other move
-/// beside it), else the move written on the sheet it quotes.
+/// beside it), else the move written on the sheet it quotes, else the one
+/// in its subject.
 fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
     let mut lines: Vec<Vec<Pit>> = Vec::new();
     for (_, read) in &letter.move_lines {
@@ -588,7 +589,6 @@ fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal
     match (lines.into_iter().next(), quoted) {
         (Some(line), _) => Ok(line),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
-        // Not met: a mail is read as a move only with one or the other.
-        (None, _) => Err(Refusal::NoMove),
+        (None, _) => letter.subject_move.clone().ok_or(Refusal::NoMove),
     }
 }

@@ -441,8 +441,9 @@ impl Scene<'_> {
         let wants_board = letter.move_lines.is_empty() && letter.has(&Command::Board(None));
         // A move line that reads as a move (a garbled one accepts nothing),
         // or a move written on the quoted sheet.
-        let has_move =
-            letter.move_lines.iter().any(|(_, m)| m.is_ok()) || matches!(quoted, Some(Ok(_)));
+        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok())
+            || matches!(quoted, Some(Ok(_)))
+            || letter.subject_move.is_some();
         let declines = acts.contains(&Command::Decline);
         if !has_move || self.game.game().to_move() != Some(invitee) || declines {
             self.note_answers(side)?;
