@@ -245,14 +245,30 @@ fn automatic(message: &Message, envelope_sender: Option<&str>) -> Option<&'stati
 /// programs end each line with a CR alone (some lines only, when a relay
 /// ended others), which would make the mail one header line (no From, no
 /// move) and leave it unanswered. A CR alone ends no line in mail
-/// (RFC 5322 allows it only before LF): each becomes an LF.
+/// (RFC 5322 allows it only before LF): each becomes an LF, and a run of
+/// CRs before an LF (a CRLF converted twice) is one line end.
 fn lines_ended(raw: &[u8]) -> Cow<'_, [u8]> {
-    let bare = |at: usize| raw[at] == b'\r' && raw.get(at + 1) != Some(&b'\n');
-    if !(0..raw.len()).any(bare) {
+    let mut ended = Vec::new();
+    let mut changed = false;
+    let mut at = 0;
+    while let Some(cr) = raw[at..].iter().position(|&b| b == b'\r') {
+        ended.extend_from_slice(&raw[at..at + cr]);
+        at += cr;
+        let run = raw[at..].iter().take_while(|&&b| b == b'\r').count();
+        if raw.get(at + run) == Some(&b'\n') {
+            ended.push(b'\r');
+            changed |= run > 1;
+        } else {
+            ended.resize(ended.len() + run, b'\n');
+            changed = true;
+        }
+        at += run;
+    }
+    if !changed {
         return Cow::Borrowed(raw);
     }
-    let lines = (0..raw.len()).map(|at| if bare(at) { b'\n' } else { raw[at] });
-    Cow::Owned(lines.collect())
+    ended.extend_from_slice(&raw[at..]);
+    Cow::Owned(ended)
 }
 
 #[cfg(test)]
@@ -274,6 +290,12 @@ mod tests {
             Some("bob@players.example")
         );
         assert_eq!(mixed.text.trim(), "move c");
+        // A CRLF converted twice (CR CR LF) ends one line, not two.
+        let twice = Incoming::parse(
+            b"From: bob@players.example\r\r\nCc: a@x.example\r\r\n\r\r\nmove c\r\r\n",
+        );
+        assert_eq!(twice.recipients.len(), 1, "the headers go on past From");
+        assert_eq!(twice.text.trim(), "move c");
     }
 
     /// A mail cut off before its closing boundary keeps its last part.
