@@ -2004,19 +2004,24 @@ fn a_log_whose_question_mark_is_deleted_without_a_move_makes_no_move() {
 /// played is not read again, nor the board taken for an old one.
 #[test]
 fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
-    let world = World::new("bonus-on-sheet");
-    let out = world.deliver(&format!(
-        "From: Alice <{ALICE}>\nMessage-ID: <bs@x>\n\nnew kalah with Bob <{BOB}>\n"
-    ));
-    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "bs1@x"));
-    // c holds 4 stones, its last in Alice's store: a free turn.
-    let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "bs2@x"));
-    let begun = to(&out, ALICE);
-    assert!(begun.body.contains("c-?"), "{}", begun.body);
-    let mut sheet = Sheet::parse(&begun.body).unwrap();
+    // Alice's `move c` in a new Kalah game: c holds 4 stones, its last in
+    // her store, a free turn; her mail shows `c-?`.
+    let begun = |name: &str| {
+        let world = World::new(name);
+        let out = world.deliver(&format!(
+            "From: Alice <{ALICE}>\nMessage-ID: <bs@x>\n\nnew kalah with Bob <{BOB}>\n"
+        ));
+        let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "bs1@x"));
+        let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "move c", "bs2@x"));
+        let begun = to(&out, ALICE);
+        assert!(begun.body.contains("c-?"), "{}", begun.body);
+        (world, begun)
+    };
+    let (world, mail) = begun("bonus-on-sheet");
+    let mut sheet = Sheet::parse(&mail.body).unwrap();
     let f = sheet.game.legal_moves().last().unwrap();
     sheet.game.play(f).unwrap();
-    let mut finished = begun.clone();
+    let mut finished = mail.clone();
     finished.body = sheet.to_string();
     let finished = with_log_move(&finished, "");
     assert!(
@@ -2024,13 +2029,24 @@ fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
         "{}",
         finished.body
     );
-
     let out = world.deliver(&press_reply(ALICE, &finished, "", "bs3@x"));
     let bob = to(&out, BOB);
     assert!(bob.subject.contains("Alice played f"), "{}", bob.subject);
     let after = Sheet::parse(&bob.body).unwrap();
     assert_eq!(after.game.sowings(), sheet.game.sowings());
     assert_eq!(after.game.to_move(), Some(Side::North));
+
+    // The turn's rest on a line, the log's `-?` deleted (`c`): the line is it.
+    let (world, mail) = begun("bonus-dash-deleted");
+    let mut cut = mail.clone();
+    cut.body = mail.body.replacen("c-?", "c", 1);
+    let out = world.deliver(&press_reply(ALICE, &cut, &format!("move {f}"), "bs4@x"));
+    let bob = to(&out, BOB);
+    assert!(bob.subject.contains("Alice played f"), "{}", bob.subject);
+    assert_eq!(
+        Sheet::parse(&bob.body).unwrap().game.sowings(),
+        sheet.game.sowings()
+    );
 }
 
 /// Two different move lines in one mail ("move d", then "no wait" and

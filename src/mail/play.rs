@@ -146,6 +146,8 @@ fn sheet_and_log_move(
                 let done = writer.map_or(0, |w| turn_begun(&before, turn, w.played));
                 if !written_by_writer(&before) {
                     (full, None)
+                } else if done == turn.len() {
+                    (full, None)
                 } else if done > 0 {
                     (replay(start + done)?, Some(turn[done..].to_vec()))
                 } else {
@@ -172,12 +174,13 @@ fn sheet_and_log_move(
 }
 
 /// How many of `turn`'s first sowings, logged after `before`, the game has
-/// played already: the game's sowings are `before`'s, then those.
+/// played already (all of them: a `c-?` whose `-?` was deleted): the
+/// game's sowings are `before`'s, then those.
 fn turn_begun(before: &Sheet, turn: &[Pit], played: &[PlayedSowing]) -> usize {
     let logged = before.game.sowings();
     match played.strip_prefix(logged) {
         Some(begun)
-            if begun.len() < turn.len()
+            if begun.len() <= turn.len()
                 && begun
                     .iter()
                     .zip(turn)
