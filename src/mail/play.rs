@@ -144,9 +144,9 @@ fn sheet_and_log_move(
                 let start = total - turn.len();
                 let before = replay(start)?;
                 let done = writer.map_or(0, |w| turn_begun(&before, turn, w.played));
-                if !written_by_writer(&before) {
-                    (full, None)
-                } else if done == turn.len() {
+                // The opponent's turn, or one the game has played whole:
+                // nothing written.
+                if !written_by_writer(&before) || done == turn.len() {
                     (full, None)
                 } else if done > 0 {
                     (replay(start + done)?, Some(turn[done..].to_vec()))

@@ -158,7 +158,15 @@ impl SheetReferee {
                 match keys.side_of(letter, &sheet) {
                     None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
                     Some(side) => {
-                        let (sheet, wanted) = read(Some(Writer { side, played: &[] }))?;
+                        // Read so, a sheet the first read could place
+                        // may be refused: it is refused with that sheet.
+                        let writer = Some(Writer { side, played: &[] });
+                        let (sheet, wanted) = match read_request(letter, &raw, writer) {
+                            Ok(request) => (request.sheet.clone(), Ok(request)),
+                            Err((refusal, again)) => {
+                                (again.map_or(sheet.clone(), |s| *s), Err(refusal))
+                            }
+                        };
                         let seat = mailbox_of(sheet.players.get(side)).unwrap_or(from);
                         let keyed = dress(&sheet, side);
                         match wanted {

@@ -468,9 +468,11 @@ fn is_letters(line: &str) -> bool {
 
 impl RawSheet {
     /// Finds the sheet in `text` and reads it, without replaying it: of
-    /// several (a thread quoting older boards, a board pasted below the
-    /// one quoted with the move made on it), the one whose log is longest,
-    /// the first of those; a sheet that cannot be read only when none can.
+    /// several of one game (a thread quoting older boards, a board pasted
+    /// below the one quoted with the move made on it), the one whose log is
+    /// longest, the first of those; a sheet that cannot be read only when
+    /// none can. Sheets of another game (by the id on their `Game:` line)
+    /// than the first read are passed over: a `games` list quoted.
     ///
     /// # Errors
     /// When there is no grid or log, or a part cannot be read.
@@ -482,7 +484,9 @@ impl RawSheet {
             from = grid.start + 5;
             let read = RawSheet::read(&lines, &grid);
             found = match (found, read) {
-                (Some(Ok(best)), Ok(sheet)) if sheet.sowing_count() <= best.sowing_count() => {
+                (Some(Ok(best)), Ok(sheet))
+                    if sheet.id != best.id || sheet.sowing_count() <= best.sowing_count() =>
+                {
                     Some(Ok(best))
                 }
                 (Some(Ok(best)), Err(_)) => Some(Ok(best)),

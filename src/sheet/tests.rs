@@ -389,4 +389,14 @@ fn of_several_sheets_the_longest_log_is_read() {
     assert!(RawSheet::find(&broken).is_err());
     let both = format!("{broken}\n{older}");
     assert_eq!(RawSheet::find(&both).unwrap().sowing_count(), 1);
+    // Another game's sheet (a `games` list) is passed over, however long.
+    let of =
+        |sheet: &str, id: &str| sheet.replacen("south first", &format!("south first, id {id}"), 1);
+    let listed = format!("{}\n{}", of(&older, "aaaaaa"), of(&newer, "bbbbbb"));
+    let read = RawSheet::find(&listed).unwrap();
+    assert_eq!(
+        (read.id.as_deref(), read.sowing_count()),
+        (Some("aaaaaa"), 1),
+        "{listed}"
+    );
 }
