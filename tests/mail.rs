@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mancala::engine::{Ruleset, SplitMix64};
+use mancala::engine::{Ruleset, Side, SplitMix64};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
 use mancala::mail::sheet_referee::{Decision, SheetReferee};
@@ -523,6 +523,18 @@ fn nothing_a_player_writes_reaches_the_headers() {
         recipients,
         ["eve@players.example", "mallory@players.example"]
     );
+}
+
+/// Bob deletes his `?` and writes no move: the log's last turn, Alice's,
+/// is not read as his (the sheet seats his address), nor played again.
+#[test]
+fn a_log_whose_question_mark_is_deleted_is_no_move_of_the_writer() {
+    let sheet = source_sheet("referee-super-wari.eml");
+    assert_eq!(sheet.game.to_move(), Some(Side::North));
+    let deleted = sheet.to_string().replacen('?', "", 1);
+    let out = reply(&bob_replies("", &deleted));
+    assert!(out.body.contains("no move found"), "{}", out.body);
+    assert_eq!(addresses(&[out]), ["bob@players.example"]);
 }
 
 #[test]

@@ -85,7 +85,13 @@ impl SheetReferee {
             Ok(raw) => raw,
             Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
         };
-        let request = match read_request(letter, &raw, None) {
+        // The writer, when the sheet seats the sender's address.
+        let side = Side::BOTH.into_iter().find(|&side| {
+            (raw.players.get(side).address.as_deref())
+                .is_some_and(|a| a.eq_ignore_ascii_case(&from.address))
+        });
+        let writer = side.map(|side| Writer { side, played: &[] });
+        let request = match read_request(letter, &raw, writer) {
             Ok(request) => request,
             Err((Refusal::NoMove, sheet)) => {
                 let refusal = without_move(letter, sheet.as_deref());

@@ -595,6 +595,7 @@ after every move. Write one command a line, in your own text:
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first
   analysis              the game turn by turn, under perfect play
+                        (between players, once the game is over)
   help / help rules GAME   this text; a game's full rules
   (words with no command go to your opponent)
 
