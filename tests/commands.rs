@@ -124,6 +124,15 @@ impl Referee {
 }
 
 /// Does `body` say `text`, however the referee wrapped its lines?
+/// `sheet` after `pit`, and the moves legal then, as written.
+fn after(mut sheet: Sheet, pit: &str) -> (Sheet, Vec<String>) {
+    sheet
+        .play(&mancala::sheet::parse_sowings(pit).unwrap())
+        .unwrap();
+    let legal = sheet.game.legal_moves().into_iter();
+    (sheet, legal.map(|p| p.to_string()).collect())
+}
+
 fn says(body: &str, text: &str) -> bool {
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     squeeze(body).contains(&squeeze(text))
@@ -316,16 +325,7 @@ fn a_conditional_move_is_played_when_the_reply_comes_and_never_shown_to_the_oppo
     let pit = alice.legal().last().unwrap().clone();
     let _ = pit;
     let mine = bob.legal()[0].clone();
-    let mut trial = bob.sheet();
-    trial
-        .play(&mancala::sheet::parse_sowings(&mine).unwrap())
-        .unwrap();
-    let replies: Vec<String> = trial
-        .game
-        .legal_moves()
-        .into_iter()
-        .map(|p| p.to_string())
-        .collect();
+    let (mut trial, replies) = after(bob.sheet(), &mine);
     assert!(replies.len() >= 2, "two replies to choose from");
     trial
         .play(&mancala::sheet::parse_sowings(&replies[0]).unwrap())
@@ -596,20 +596,9 @@ fn conditions_answered_in_the_mail_that_keeps_them_are_not_told_as_kept() {
     let referee = Referee::new("conditions-answered-at-once");
     let (alice, bob) = referee.game_on("super-wari");
     let pit = alice.legal()[0].clone();
-    let mut trial = alice.sheet();
-    trial
-        .play(&mancala::sheet::parse_sowings(&pit).unwrap())
-        .unwrap();
-    let replies: Vec<String> = trial
-        .game
-        .legal_moves()
-        .into_iter()
-        .map(|p| p.to_string())
-        .collect();
-    trial
-        .play(&mancala::sheet::parse_sowings(&replies[0]).unwrap())
-        .unwrap();
-    let answer = trial.game.legal_moves().first().unwrap().to_string();
+    let (trial, replies) = after(alice.sheet(), &pit);
+    let (_, answers) = after(trial, &replies[0]);
+    let answer = &answers[0];
     referee.reply(BOB, &bob, &format!("if {pit} then {}", replies[0]));
     let out = referee.reply(
         ALICE,
