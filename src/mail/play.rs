@@ -23,6 +23,33 @@ pub type Refused = (Refusal, Option<Box<Sheet>>);
 /// or the log; or the refusal.
 pub type Quoted = Result<Request, Refused>;
 
+/// The move the mail's own move lines make, lines at `skipped` indexes
+/// (a pasted sheet's) left out: none, or one however often written.
+///
+/// # Errors
+/// The first garbled line's refusal; two different moves ("move d", then
+/// "no wait: move c"), as which was meant is the player's to say.
+pub fn line_move(
+    letter: &Letter,
+    skipped: impl Fn(usize) -> bool,
+) -> Result<Option<Vec<Pit>>, Refusal> {
+    let mut moves: Vec<Vec<Pit>> = Vec::new();
+    for (index, read) in &letter.move_lines {
+        if skipped(*index) {
+            continue;
+        }
+        let sowings = read.clone()?;
+        if !moves.contains(&sowings) {
+            moves.push(sowings);
+        }
+    }
+    if moves.len() > 1 {
+        let list: Vec<String> = moves.iter().map(|m| written(m)).collect();
+        return Err(Refusal::SeveralMoves(list.join(", ")));
+    }
+    Ok(moves.pop())
+}
+
 /// Who wrote a mail, and what of the game the referee has played: a turn
 /// in the quoted log is the mail's move only if the writer played it, and
 /// only the part of it not played yet (a turn begun by mail, `c-?`, may be
@@ -57,53 +84,34 @@ pub fn read_request(
     raw: &RawSheet,
     writer: Option<Writer>,
 ) -> Result<Request, Refused> {
-    let mut line_moves: Vec<Vec<Pit>> = Vec::new();
-    let mut garbled = None;
-    for (index, read) in &letter.move_lines {
-        if raw.lines.contains(index) {
-            continue;
-        }
-        match read {
-            Ok(sowings) if !line_moves.contains(sowings) => line_moves.push(sowings.clone()),
-            Err(refusal) => {
-                garbled = Some(refusal.clone());
-                break;
-            }
-            _ => {}
-        }
-    }
+    let line = line_move(letter, |index| raw.lines.contains(&index));
     let read = sheet_and_log_move(raw, writer);
-    if let Some(refusal) = garbled {
-        // A drawing that matches no point of the log still shows its log.
-        let sheet = read.ok().map(|(sheet, _)| sheet);
-        let sheet = sheet.or_else(|| raw.replay(raw.sowing_count()).ok());
-        return Err((refusal, sheet.map(Box::new)));
-    }
+    let line = match line {
+        Ok(line) => line,
+        Err(refusal) => {
+            // A drawing that matches no point of the log still shows its log.
+            let sheet = read.ok().map(|(sheet, _)| sheet);
+            let sheet = sheet.or_else(|| raw.replay(raw.sowing_count()).ok());
+            return Err((refusal, sheet.map(Box::new)));
+        }
+    };
     let (sheet, log_move) = read?;
-    let sowings = match (line_moves.as_slice(), log_move) {
-        ([], None) => match &letter.subject_move {
+    let sowings = match (line, log_move) {
+        (None, None) => match &letter.subject_move {
             Some(subject) => subject.clone(),
             None => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
         },
-        ([], Some(log)) => log,
-        ([line], None) => line.clone(),
-        ([line], Some(log)) if *line == log => log,
-        ([line], Some(log)) => {
+        (None, Some(log)) => log,
+        (Some(line), None) => line,
+        (Some(line), Some(log)) if line == log => log,
+        (Some(line), Some(log)) => {
             return Err((
                 Refusal::Disagree {
-                    line: written(line),
+                    line: written(&line),
                     log: written(&log),
                 },
                 Some(Box::new(sheet)),
             ))
-        }
-        (several, _) => {
-            let list = several
-                .iter()
-                .map(|m| written(m))
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err((Refusal::SeveralMoves(list), Some(Box::new(sheet))));
         }
     };
     let pasted = letter

@@ -12,7 +12,7 @@ use crate::engine::{Pit, Side};
 use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{makes_move, turn_words, Quoted};
+use crate::mail::play::{line_move, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
@@ -573,20 +573,7 @@ fn if_line(condition: &Conditional) -> String {
 /// beside it), else the move written on the sheet it quotes, else the one
 /// in its subject.
 fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
-    let mut lines: Vec<Vec<Pit>> = Vec::new();
-    for (_, read) in &letter.move_lines {
-        let line = read.clone()?;
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-    }
-    // Two different moves ("move d", "no wait: move c"): which one was
-    // meant is the player's to say, so neither is played.
-    if lines.len() > 1 {
-        let list: Vec<String> = lines.iter().map(|line| written(line)).collect();
-        return Err(Refusal::SeveralMoves(list.join(", ")));
-    }
-    match (lines.into_iter().next(), quoted) {
+    match (line_move(letter, |_| false)?, quoted) {
         (Some(line), _) => Ok(line),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
         (None, _) => letter.subject_move.clone().ok_or(Refusal::NoMove),
