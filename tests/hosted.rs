@@ -2186,8 +2186,12 @@ fn a_draw_offered_against_a_standing_draw_offer_agrees_it_and_a_replaced_offer_i
         to(&out, BOB).subject
     );
     assert!(world.the_game().game().unwrap().is_over());
-    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "om5@x"));
+    let ended = to(&out, BOB);
+    let out = world.deliver(&press_reply(BOB, &ended, "accept", "om5@x"));
     assert!(out[0].body.contains("the game is over"), "{}", out[0].body);
+    // One line of the log: "after 1 turn".
+    let out = world.deliver(&press_reply(BOB, &ended, "history", "om6@x"));
+    assert!(out[0].body.contains("after 1 turn\n"), "{}", out[0].body);
 }
 
 /// A garbled move line beside a move written in the log of the latest

@@ -278,6 +278,10 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
         };
         let ended = record.ended().unwrap_or(record.last_activity);
         let sheet = sheet_of(record, game.clone());
+        let turns = match log_lines(record) {
+            1 => "1 turn".to_string(),
+            lines => format!("{lines} turns"),
+        };
         let rated = if record.computer.is_some() {
             " (against the computer, unrated)"
         } else {
@@ -286,13 +290,12 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
         finished.push((
             ended,
             format!(
-                "{} {}: {} v {}, {} after {} turns{rated}",
+                "{} {}: {} v {}, {} after {turns}{rated}",
                 record.ruleset.title(),
                 record.id,
                 record.south.name,
                 record.north.name,
                 result_words(&sheet, &outcome),
-                log_lines(record)
             ),
         ));
     }
