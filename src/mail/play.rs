@@ -297,6 +297,13 @@ mod tests {
             move_line("move z"),
             Some(Err(Refusal::BadMoveLine { .. }))
         ));
+        // The line is read before the game is known: no game's range is
+        // named (a to h is wrong in the 6-pit games).
+        let told = move_line("move z").unwrap().unwrap_err().to_string();
+        assert!(
+            told.contains("'z' is not a pit") && !told.contains("a to h"),
+            "{told}"
+        );
     }
 
     #[test]
