@@ -147,6 +147,12 @@ impl Letter {
             .ok_or_else(|| "not answered: no From address".to_string())
     }
 
+    /// Does a move line of the body, or the subject, read as a move (a
+    /// garbled line does not)?
+    pub fn writes_a_move(&self) -> bool {
+        self.move_lines.iter().any(|(_, m)| m.is_ok()) || self.subject_move.is_some()
+    }
+
     pub fn has(&self, command: &Command) -> bool {
         self.commands.as_ref().is_ok_and(|c| c.contains(command))
     }

@@ -110,7 +110,7 @@ impl SheetReferee {
     pub fn may_referee(&self, letter: &Letter) -> bool {
         self.identity.owner
             && letter.never_answer(&self.identity).is_none()
-            && (letter.move_lines.iter().any(|(_, m)| m.is_ok()) || letter.subject_move.is_some())
+            && letter.writes_a_move()
             && RawSheet::find(&letter.mail.text).is_ok()
     }
 
@@ -135,14 +135,11 @@ impl SheetReferee {
             .ok_or("not an owner's mailbox")?;
         let from = letter.sender(&self.identity)?.clone();
         let raw = RawSheet::find(&letter.mail.text).map_err(|e| format!("not refereed: {e}"))?;
-        // Read again once the key tells whose mail it is: a log turn is
-        // the mail's move only if its writer played it.
-        let read = |writer: Option<Writer>| match read_request(letter, &raw, writer) {
-            Ok(request) => Ok((request.sheet.clone(), Ok(request))),
-            Err((refusal, Some(sheet))) => Ok((*sheet, Err(refusal))),
-            Err((refusal, None)) => Err(format!("not refereed: {refusal}")),
+        let (sheet, wanted) = match read_request(letter, &raw, None) {
+            Ok(request) => (request.sheet.clone(), Ok(request)),
+            Err((refusal, Some(sheet))) => (*sheet, Err(refusal)),
+            Err((refusal, None)) => return Err(format!("not refereed: {refusal}")),
         };
-        let (sheet, wanted) = read(None)?;
         let dress = |sheet: &Sheet, side: Side| keys.dress(&self.identity, sheet, side);
         let address = |side: Side| sheet.players.get(side).address.clone();
         let decision = match (address(Side::South), address(Side::North)) {
@@ -164,8 +161,9 @@ impl SheetReferee {
                 match keys.side_of(letter, &sheet) {
                     None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
                     Some(side) => {
-                        // Read so, a sheet the first read could place
-                        // may be refused: it is refused with that sheet.
+                        // Read again as the keyed writer's: a log turn is
+                        // the mail's move only if they played it. A sheet
+                        // this reading cannot place keeps the first's.
                         let writer = Some(Writer { side, played: &[] });
                         let (sheet, wanted) = match read_request(letter, &raw, writer) {
                             Ok(request) => (request.sheet.clone(), Ok(request)),

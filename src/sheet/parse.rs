@@ -331,8 +331,8 @@ pub const NOT_THE_GAME: &str = "Not the game:";
 /// What follows the marker: the only sheets the referee itself so marks.
 pub const NOT_THE_GAME_KINDS: [&str; 2] = ["a preview", "the board after turn"];
 
-/// The first grid not marked [`NOT_THE_GAME`] in the few lines above it.
-/// The first grid at or after line `from`.
+/// The first grid at or after line `from` not marked [`NOT_THE_GAME`] in
+/// the few lines above it.
 fn find_grid(lines: &[&str], from: usize) -> Option<Grid> {
     (from..lines.len().saturating_sub(4)).find_map(|i| {
         let w = &lines[i..i + 5];

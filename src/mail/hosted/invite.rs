@@ -15,7 +15,7 @@ use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
-use crate::mail::play::Quoted;
+use crate::mail::play::{line_move, Quoted};
 use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
@@ -441,9 +441,7 @@ impl Scene<'_> {
         let wants_board = letter.move_lines.is_empty() && letter.has(&Command::Board(None));
         // A move line that reads as a move (a garbled one accepts nothing),
         // or a move written on the quoted sheet.
-        let has_move = letter.move_lines.iter().any(|(_, m)| m.is_ok())
-            || matches!(quoted, Some(Ok(_)))
-            || letter.subject_move.is_some();
+        let has_move = letter.writes_a_move() || matches!(quoted, Some(Ok(_)));
         let declines = acts.contains(&Command::Decline);
         if !has_move || self.game.game().to_move() != Some(invitee) || declines {
             self.note_answers(side)?;
@@ -468,12 +466,11 @@ impl Scene<'_> {
             }
             // The invitee who moves first may answer with a move: one
             // garbled is told as written.
-            let garbled = letter.move_lines.iter().find_map(|(_, m)| m.as_ref().err());
-            let refusal = match garbled {
-                Some(garbled) if self.game.game().to_move() == Some(side) => garbled,
-                _ => &Refusal::AcceptOrDecline,
+            let refusal = match line_move(letter, |_| false) {
+                Err(garbled) if self.game.game().to_move() == Some(side) => garbled,
+                _ => Refusal::AcceptOrDecline,
             };
-            return Ok(self.refuse(side, refusal, from_note));
+            return Ok(self.refuse(side, &refusal, from_note));
         }
         if !has_move || self.game.game().to_move() != Some(side) {
             return Ok(match self.game.accept_invitation(invitee, now) {
