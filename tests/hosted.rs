@@ -989,6 +989,43 @@ fn the_broadcast_with_a_first_move_invites_the_cc_and_their_first_move_accepts()
     assert!(out[0].body.contains("no opponent"), "{}", out[0].body);
 }
 
+/// Bill presses reply-all on Yourname's mail (the broadcast with `Move: c`),
+/// not on the referee's invitation: his mail quotes the start board with his
+/// move written. It is Yourname's invitation he answers, so no second game
+/// starts; he is pointed to it, and replying to that answer plays his move.
+#[test]
+fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invitation() {
+    let world = World::new("reply-all-to-inviter");
+    let broadcast = std::fs::read_to_string(common::repo("tests/data/seed-000.txt")).unwrap();
+    let yours = format!("Move: c\n\n{broadcast}");
+    world.deliver(&format!(
+        "From: Yourname <{ALICE}>\nTo: {REFEREE}\nCc: Bill <{BOB}>\nSubject: Super-Wari\n\
+         Message-ID: <b0@players.example>\n\n{yours}"
+    ));
+    let quoted: String = yours.lines().map(|l| format!("> {l}\n")).collect();
+    let out = world.deliver(&format!(
+        "From: Bill <{BOB}>\nTo: {REFEREE}, Yourname <{ALICE}>\nSubject: Re: Super-Wari\n\
+         Message-ID: <b1@players.example>\nIn-Reply-To: <b0@players.example>\n\n\
+         move e\n\nOn Monday, Yourname wrote:\n{quoted}"
+    ));
+    assert_eq!(world.games().len(), 1, "no second game");
+    assert_eq!(out.len(), 1, "{out:#?}");
+    let answer = to(&out, BOB);
+    let id = world.the_game().id;
+    assert!(
+        answer.body.contains("Yourname has invited you already")
+            && answer.body.contains(id.as_str())
+            && answer.body.contains("reply to this mail"),
+        "{}",
+        answer.body
+    );
+    let out = world.deliver(&press_reply(BOB, &answer, "move e", "b2@players.example"));
+    assert_eq!(out.len(), 2, "{}", out[0].body);
+    let record = world.the_game();
+    assert!(record.is_playing());
+    assert_eq!(record.turns.len(), 2);
+}
+
 #[test]
 fn a_game_against_the_computer_starts_at_once() {
     let world = World::new("computer");

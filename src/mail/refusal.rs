@@ -5,7 +5,7 @@ use crate::engine::{RulesError, Side};
 use crate::hosted::GameRefusal;
 use crate::sheet::written;
 use crate::sheet::SheetError;
-use crate::store::OfferKind;
+use crate::store::{GameId, OfferKind};
 
 impl Refusal {
     /// The game's refusal in the player's words, `name` naming a side.
@@ -141,6 +141,12 @@ pub enum Refusal {
     NewAndMove,
     #[error("{0} has an invitation open already, yours or another player's (an address gets one at a time); try again once it is answered, or invite someone else")]
     InvitationOpen(String),
+    #[error("{name} has invited you already, to game {id}: reply to this mail to answer that invitation, with a line 'accept' (or your first move, when you move first) or a line 'decline'")]
+    InvitedBy {
+        name: String,
+        id: GameId,
+        side: Side,
+    },
     #[error("{0} declined an earlier invitation of yours, so the referee sends no more; invite someone else")]
     DeclinedBefore(String),
     #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
@@ -261,6 +267,11 @@ mod tests {
             Refusal::AcceptOrDecline,
             Refusal::NewAndMove,
             Refusal::InvitationOpen(name()),
+            Refusal::InvitedBy {
+                name: name(),
+                id: GameId::parse("k7q2mx").unwrap(),
+                side: Side::North,
+            },
             Refusal::DeclinedBefore(name()),
             Refusal::TooManyInvitations(name()),
         ];
@@ -304,6 +315,7 @@ mod tests {
                 | Refusal::AcceptOrDecline
                 | Refusal::NewAndMove
                 | Refusal::InvitationOpen(_)
+                | Refusal::InvitedBy { .. }
                 | Refusal::DeclinedBefore(_)
                 | Refusal::TooManyInvitations(_) => {}
             }

@@ -16,7 +16,7 @@ use super::refusal::Refusal;
 use super::Identity;
 use crate::address::mailbox_key;
 use crate::engine::Side;
-use crate::sheet::{RawSheet, Sheet};
+use crate::sheet::{Player, RawSheet, Sheet};
 use crate::store::{GameId, MailKey, Secrets};
 
 /// What a referee decided about one mail.
@@ -335,12 +335,7 @@ impl SheetReferee {
             }
             Some(_) => Ok(()),
             None => {
-                let player = sheet.players.get_mut(side);
-                player.address = Some(from.address.clone());
-                if is_placeholder(&player.name) {
-                    player.name = clean_name(&from.short_name());
-                }
-                seat_opponent(&self.identity, letter, from, sheet, side);
+                seat_players(&self.identity, letter, from, sheet, side);
                 Ok(())
             }
         }
@@ -509,15 +504,22 @@ fn readers(sheet: &Sheet) -> Vec<(Mailbox, Side)> {
     readers
 }
 
-pub fn seat_opponent(
+/// A new game's seats, from its first mail: the writer at `side`, and at
+/// the other side (unless the sheet gives it an address) the owner, else
+/// the first other recipient. A seat keeps the name the sheet gives it,
+/// but a placeholder (`Yourname`), and neither does when the other row
+/// holds the writer's name: the names were written on the wrong rows.
+pub fn seat_players(
     referee: &Identity,
     letter: &Letter,
     from: &Mailbox,
     sheet: &mut Sheet,
     side: Side,
 ) {
-    let other = sheet.players.get_mut(side.other());
-    if other.address.is_some() {
+    let writer = from.short_name();
+    let swapped = (sheet.players.get(side.other()).name.trim()).eq_ignore_ascii_case(writer.trim());
+    seat_mailbox(sheet.players.get_mut(side), from, swapped);
+    if sheet.players.get(side.other()).address.is_some() {
         return;
     }
     let owner = referee
@@ -532,9 +534,15 @@ pub fn seat_opponent(
             .cloned()
     });
     if let Some(opponent) = opponent {
-        other.address = Some(opponent.address.clone());
-        if is_placeholder(&other.name) {
-            other.name = clean_name(&opponent.short_name());
-        }
+        seat_mailbox(sheet.players.get_mut(side.other()), &opponent, swapped);
+    }
+}
+
+/// A seat taken by a mailbox the mail names: under the sheet's name, or
+/// the mail's when that is a placeholder or not theirs (`renamed`).
+fn seat_mailbox(player: &mut Player, mailbox: &Mailbox, renamed: bool) {
+    player.address = Some(mailbox.address.clone());
+    if renamed || is_placeholder(&player.name) {
+        player.name = clean_name(&mailbox.short_name());
     }
 }

@@ -164,7 +164,14 @@ impl HostedReferee {
                 crate::mail::compose::REFEREE_LINE,
                 crate::mail::compose::note(&refusal.to_string())
             );
-            self.reply_to_sender(sender, letter, inviter, body, None, postman)
+            // Pointed to an invitation of theirs: replying answers it.
+            let reply_to = match &refusal {
+                Refusal::InvitedBy { id, side, .. } => {
+                    Some(self.identity.sub_address(&secrets.token(id, *side)))
+                }
+                _ => None,
+            };
+            self.reply_to_sender(sender, letter, inviter, body, reply_to, postman)
         };
         let mut sheet = match sheet {
             Ok(sheet) => sheet,
@@ -261,6 +268,21 @@ impl HostedReferee {
                 .as_deref()
                 .is_some_and(|a| mailbox_key(a) == mailbox_key(address))
         };
+        // The invitee's own invitation to the inviter, still open, is the game
+        // they meant: their mails crossed, or the inviter answered the
+        // invitee's mail instead of the referee's.
+        if let Some(theirs) = listing.games.iter().find(|r| {
+            r.is_invited()
+                && r.created + INVITATION_OPEN > now
+                && is(r, r.inviter, invitee)
+                && is(r, r.inviter.other(), inviter)
+        }) {
+            return Ok(Err(Refusal::InvitedBy {
+                name: theirs.player(theirs.inviter).name.clone(),
+                id: theirs.id.clone(),
+                side: theirs.inviter.other(),
+            }));
+        }
         let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
         let games: Vec<&GameRecord> = listing.games.iter().filter(invited).collect();
         if games

@@ -5,14 +5,14 @@
 
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
-use crate::mail::compose::{self, clean_name, is_placeholder, note, signature};
+use crate::mail::compose::{self, note, signature};
 use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::outgoing::Outgoing;
 use crate::mail::play::{play_turn, read_request};
 use crate::mail::refusal::Refusal;
-use crate::mail::sheet_referee::seat_opponent;
+use crate::mail::sheet_referee::seat_players;
 use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
 
@@ -149,12 +149,7 @@ impl HostedReferee {
         }
         let mut sheet = request.sheet;
         let side = sheet.game.to_move()?;
-        let player = sheet.players.get_mut(side);
-        player.address = Some(from.address.clone());
-        if is_placeholder(&player.name) {
-            player.name = clean_name(&from.short_name());
-        }
-        seat_opponent(&self.identity, letter, from, &mut sheet, side);
+        seat_players(&self.identity, letter, from, &mut sheet, side);
         if sheet.players.get(side.other()).address.is_none() {
             return Some(Err(Refusal::NoOpponent));
         }
