@@ -13,14 +13,16 @@
 //! assert_eq!(again.to_string(), text);
 //! ```
 
+mod error;
 pub mod html;
 mod json;
 mod parse;
 mod render;
 mod setup;
 
+pub use error::{Place, SheetError};
 pub use json::PositionJson;
-pub use parse::{Place, RawSheet, SheetError, NOT_THE_GAME, NOT_THE_GAME_KINDS};
+pub use parse::{RawSheet, NOT_THE_GAME, NOT_THE_GAME_KINDS};
 pub use render::{describe_position, setup_text};
 pub use setup::{parse_pair, parse_rows, SetUpLine, SetUpTextError};
 

@@ -86,6 +86,14 @@ fn a_sheet_reads_back_from_any_quoting_and_spacing() {
             text.lines().map(|l| format!("> > {l}\n")).collect(),
         ),
         (
+            "| quoted",
+            text.lines().map(|l| format!("| {l}\n")).collect(),
+        ),
+        (
+            ": quoted, then >",
+            text.lines().map(|l| format!("> : {l}\n")).collect(),
+        ),
+        (
             "indented",
             text.lines().map(|l| format!("    {l}\n")).collect(),
         ),
