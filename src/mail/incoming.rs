@@ -157,8 +157,9 @@ fn split_mbox_line(raw: &[u8]) -> (Option<String>, &[u8]) {
 
 /// The text the player wrote and quoted: the text/plain bodies, in order
 /// (a mail client puts an inline image between two of them, the words
-/// after it as much the player's), with `format=flowed` undone; else the
-/// HTML body made text.
+/// after it as much the player's), with `format=flowed` undone; else, or
+/// when they only say to read the HTML body ("[This message is in HTML
+/// format]"), the HTML body made text.
 fn body_text(message: &Message) -> String {
     let parts: Vec<_> = message.text_bodies().collect();
     let plain: Vec<String> = parts
@@ -166,7 +167,8 @@ fn body_text(message: &Message) -> String {
         .filter(|p| !p.is_text_html() && p.text_contents().is_some())
         .map(|p| plain_text(p))
         .collect();
-    if !plain.is_empty() {
+    let html_part = message.html_bodies().any(|p| p.is_text_html());
+    if !plain.is_empty() && !(html_part && plain.iter().all(|p| points_to_html(p))) {
         return plain.join("\n");
     }
     // mail-parser's own HTML-to-text squeezes <pre> blanks: read the HTML here.
@@ -174,6 +176,17 @@ fn body_text(message: &Message) -> String {
         return text::html_to_text(contents(part));
     }
     String::new()
+}
+
+/// A plain text that is no text but a pointer to the HTML part: blank, or
+/// one line that names HTML.
+fn points_to_html(text: &str) -> bool {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    match (lines.next(), lines.next()) {
+        (None, _) => true,
+        (Some(line), None) => line.to_ascii_lowercase().contains("html"),
+        _ => false,
+    }
 }
 
 /// A text/plain part's lines, `format=flowed` undone.
