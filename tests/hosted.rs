@@ -2086,6 +2086,75 @@ fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
     );
 }
 
+/// A turn made on the quoted board alone, the log left with its `?`, is
+/// the move (in Kalah, `c` and its bonus sowing), as Bill's broadcast asks
+/// moves "made"; a move line beside a board drawn with another move plays
+/// neither.
+#[test]
+fn a_turn_made_on_the_board_alone_is_the_move_and_a_line_beside_another_plays_neither() {
+    let world = World::new("board-alone");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ba@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "ba1@x"));
+    let alice = to(&out, ALICE);
+    let mut sheet = Sheet::parse(&alice.body).unwrap();
+    let [c, f] = [2, 5].map(|i| Pit::all(6).nth(i).unwrap());
+    sheet.game.play(c).unwrap();
+    assert_eq!(
+        sheet.game.to_move(),
+        Some(Side::South),
+        "c earns a free turn"
+    );
+    sheet.game.play(f).unwrap();
+    let mut drawn = alice.clone();
+    drawn.body = drawn_board(&alice.body, &sheet);
+    assert!(drawn.body.contains('?'), "the log is left as it was");
+
+    let out = world.deliver(&press_reply(ALICE, &drawn, "move d", "ba2@x"));
+    assert_eq!(out.len(), 1, "{out:#?}");
+    assert!(
+        out[0]
+            .body
+            .contains("the move line says d but the sheet shows c-f"),
+        "{}",
+        out[0].body
+    );
+    let out = world.deliver(&press_reply(ALICE, &drawn, "", "ba3@x"));
+    let bob = to(&out, BOB);
+    assert!(
+        bob.subject.contains("Alice played c, a free turn, then f"),
+        "{}",
+        bob.subject
+    );
+    assert_eq!(
+        Sheet::parse(&bob.body).unwrap().game.sowings(),
+        sheet.game.sowings()
+    );
+}
+
+/// `body` with its grid drawn as `sheet`'s, every other line kept.
+fn drawn_board(body: &str, sheet: &Sheet) -> String {
+    let grid = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with('+') || l.starts_with('|'))
+            .map(str::to_string)
+            .collect()
+    };
+    let (old, new) = (grid(body), grid(&sheet.to_string()));
+    assert_eq!(old.len(), new.len());
+    let mut rows = new.into_iter();
+    body.lines()
+        .map(|l| {
+            if l.starts_with('+') || l.starts_with('|') {
+                rows.next().unwrap() + "\n"
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
 /// Two different move lines in one mail ("move d", then "no wait" and
 /// "move c") play neither: which was meant is the player's to say. The
 /// same line twice is one move.

@@ -294,6 +294,22 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
     let awaiting = made.replace("1.    c", "1.    c      ?");
     let refused = reply(mail(&awaiting).as_bytes());
     assert!(refused.body.contains("no move found"), "{}", refused.body);
+    // "Your first move made" on the board alone, the log left as it was:
+    // the one turn that draws that board is the move.
+    let on_board = made.replace("1.    c", "1.    ?");
+    let out = replies(mail(&on_board).as_bytes());
+    assert_eq!(
+        out[0].subject,
+        "Super-Wari game: Bill to move — Yourname played c"
+    );
+    let other = reply(mail(&format!("move d\n\n{on_board}")).as_bytes());
+    assert!(
+        other
+            .body
+            .contains("the move line says d but the sheet shows c"),
+        "{}",
+        other.body
+    );
 }
 
 /// A client that quotes the whole broadcast, with its board pasted below

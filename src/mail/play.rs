@@ -130,7 +130,8 @@ pub fn read_request(
 /// The sheet before the move the player made on it, and that move: the
 /// log is the authority, and the board drawn is the log played out, or the
 /// log without the move the player wrote in place of `?` (or made on board
-/// and log alike). A turn `writer` did not play is not theirs to have
+/// and log alike), or the log played out and then a turn made on the board
+/// alone. A turn `writer` did not play is not theirs to have
 /// written: a log whose `?` was deleted, and no move written, ends on the
 /// opponent's turn.
 fn sheet_and_log_move(
@@ -173,9 +174,17 @@ fn sheet_and_log_move(
                 written_by_writer(&sheet).then_some(())?;
                 Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
             });
+            // Or the writer's turn made on the board alone, the log unchanged.
+            let drawn = || {
+                raw.turn_drawn(&full.game)
+                    .filter(|_| written_by_writer(&full))
+            };
             match earlier {
                 Some((sheet, sowings)) => (sheet, Some(sowings)),
-                None => return Err((Refusal::Sheet(mismatch), None)),
+                None => match drawn() {
+                    Some(turn) => (full, Some(turn)),
+                    None => return Err((Refusal::Sheet(mismatch), None)),
+                },
             }
         }
     })

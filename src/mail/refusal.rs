@@ -57,7 +57,7 @@ pub enum Refusal {
         text: String,
         error: crate::engine::ParsePitError,
     },
-    #[error("the move line says {line} but the log says {log}: they disagree; send one move")]
+    #[error("the move line says {line} but the sheet shows {log}: they disagree; send one move")]
     Disagree { line: String, log: String },
     #[error("the move lines say different things ({0}), so none was played: write one move line (a turn with a bonus sowing is one line, such as: move c-f)")]
     SeveralMoves(String),

@@ -600,6 +600,31 @@ impl RawSheet {
         })
     }
 
+    /// The one whole turn from `game` (its bonus sowings too) after which
+    /// the board is as drawn: a move made on the board alone, the log left
+    /// as it was. `None` when none is, or more than one.
+    pub fn turn_drawn(&self, game: &Game) -> Option<Vec<Pit>> {
+        let side = game.to_move()?;
+        let mut found: Vec<Vec<Pit>> = Vec::new();
+        let mut open = vec![(game.clone(), Vec::new())];
+        // Chains of bonus sowings branch; a drawn board is read in bounded work.
+        let mut budget = 10_000_u32;
+        while let Some((before, turn)) = open.pop() {
+            for pit in before.legal_moves() {
+                budget = budget.checked_sub(1)?;
+                let mut after = before.clone();
+                after.play(pit).ok()?;
+                let turn = [turn.as_slice(), &[pit]].concat();
+                if after.to_move() == Some(side) {
+                    open.push((after, turn));
+                } else if self.check_board(&after).is_ok() {
+                    found.push(turn);
+                }
+            }
+        }
+        (found.len() == 1).then(|| found.remove(0))
+    }
+
     /// Checks the counts drawn against `game`'s position.
     ///
     /// # Errors

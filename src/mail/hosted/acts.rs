@@ -570,10 +570,11 @@ fn if_line(condition: &Conditional) -> String {
 }
 
 /// The move a mail makes: its move line (none garbled, no other move
-/// beside it), else the move written on the sheet it quotes, else the one
-/// in its subject.
+/// beside it, none other made on the sheet it quotes), else the move made
+/// on that sheet, else the one in its subject.
 fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
     match (line_move(letter, |_| false)?, quoted) {
+        (Some(_), Some(Err((disagree @ Refusal::Disagree { .. }, _)))) => Err(disagree.clone()),
         (Some(line), _) => Ok(line),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
         (None, _) => letter.subject_move.clone().ok_or(Refusal::NoMove),
