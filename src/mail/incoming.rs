@@ -168,7 +168,8 @@ fn body_text(message: &Message) -> String {
         .map(|p| plain_text(p))
         .collect();
     let html_part = message.html_bodies().any(|p| p.is_text_html());
-    if !plain.is_empty() && !(html_part && plain.iter().all(|p| points_to_html(p))) {
+    let only_points_to_html = html_part && plain.iter().all(|p| points_to_html(p));
+    if !plain.is_empty() && !only_points_to_html {
         return plain.join("\n");
     }
     // mail-parser's own HTML-to-text squeezes <pre> blanks: read the HTML here.
