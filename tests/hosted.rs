@@ -1037,6 +1037,7 @@ fn a_game_against_the_computer_starts_at_once() {
     let words = mail.body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("Computer (South) played"), "{}", mail.body);
     let mut rng = SplitMix64::new(5);
+    let mut free_turns = 0;
     for n in 0..200 {
         let sheet = Sheet::parse(&mail.body).unwrap();
         let Some(side) = sheet.game.to_move() else {
@@ -1058,8 +1059,16 @@ fn a_game_against_the_computer_starts_at_once() {
             ))
             .remove(0);
         assert!(!mail.body.contains("no move was played"), "{}", mail.body);
+        // The computer's free turn is told once, as the words joining its
+        // sowings, not again as the first sowing's reason.
+        let words = mail.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(!words.contains("(a free turn), a free turn"), "{words}");
+        free_turns += usize::from(
+            words.contains("Computer (South) played") && words.contains(", a free turn, then "),
+        );
     }
     assert!(world.the_game().game().unwrap().is_over());
+    assert!(free_turns > 0, "no free turn of the computer's was told");
 }
 
 #[test]

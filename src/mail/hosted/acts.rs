@@ -538,9 +538,14 @@ impl Names<'_, '_> {
         let pits: Vec<String> = choices
             .iter()
             .zip(&reasons)
-            .map(|((pit, _), reason)| match same {
-                true => pit.to_string(),
-                false => format!("{pit} ({reason})"),
+            .enumerate()
+            .map(|(i, ((pit, why), reason))| {
+                // A free turn is said once: by the words that join the sowings.
+                let joined = i + 1 < choices.len() && *why == crate::opponent::Reason::FreeTurn;
+                match same || joined {
+                    true => pit.to_string(),
+                    false => format!("{pit} ({reason})"),
+                }
             })
             .collect();
         let mut said = format!(
