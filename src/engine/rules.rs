@@ -161,12 +161,13 @@ const WARI_SPEC: RulesetSpec = RulesetSpec {
     variants: &[],
     guide: include_str!("../guide/wari.md"),
     summary: "\
-Sow anti-clockwise, skipping the pit you moved from on a lap. A last stone
-that makes an opponent's pit 2 or 3 captures it, and the unbroken run of
-2s and 3s behind it, to the edge of their row. No move may leave the
-opponent without stones (when none can help, the mover takes all that is
-left). A position seen before ends the game, each taking their own side.
-More than half the stones captured wins at once; equal is a draw.
+Sow anti-clockwise, skipping the pit you moved from on a lap. A last
+stone that makes an opponent's pit 2 or 3 captures it, and the unbroken
+run of 2s and 3s behind it, to the edge of their row. No move may leave
+the opponent without stones (when none can help, the mover takes all
+that is left). A position seen before ends the game, each taking their
+own side. More than half the stones captured wins at once; equal is a
+draw.
 ",
 };
 

@@ -51,6 +51,18 @@ impl Postman for Stub {
             "two blank lines in\n{}",
             mail.body
         );
+        // The referee's own prose fits 72 columns (quoted lines, the
+        // sheet's, its address lines kept whole, and indented tables
+        // aside); a single word may not.
+        for line in mail.body.lines() {
+            let sheet = line.starts_with("South: ") || line.starts_with("North: ");
+            let own = !sheet && !line.starts_with(['>', '|', '+', ' ']);
+            assert!(
+                !own || line.chars().count() <= 72 || !line.contains(' '),
+                "a line over 72 columns in\n{}",
+                mail.body
+            );
+        }
         self.sent.borrow_mut().push(mail.clone());
         Ok(())
     }

@@ -304,16 +304,16 @@ impl Scene<'_> {
         let mut body = body;
         // An offer told in an earlier mail is recalled in each one after.
         if let Some(offer) = self.game.offer_to(side).filter(|o| o.event != self.event) {
-            let _ = write!(
-                body,
-                "\n{}'s {} stands: answer it with a line  accept  or  decline.\n",
+            let stands = format!(
+                "{}'s {} stands: answer it with a line  accept  or  decline.",
                 self.game.name(offer.by),
                 super::refusal::offered(offer.kind)
             );
+            let _ = writeln!(body, "\n{}", compose::fill(&stands));
         }
         for note in &self.notes[side.index()] {
             body.push('\n');
-            body.push_str(note.trim_end());
+            body.push_str(&compose::fill(note.trim_end()));
             body.push('\n');
         }
         // A finished game's mail says no more about keys and moves.
@@ -524,9 +524,10 @@ impl Scene<'_> {
         let mut body = game_line(&self.game.sheet(), &title);
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
-                let _ = write!(body, "\n\n{}. {}", i + 1, compose::heading(title));
+                let heading = format!("{}. {}", i + 1, compose::heading(title));
+                let _ = write!(body, "\n\n{}", compose::fill(&heading));
             }
-            let _ = write!(body, "\n\n{}", text.trim_end());
+            let _ = write!(body, "\n\n{}", compose::fill(text.trim_end()));
         }
         body.push('\n');
         let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
@@ -586,8 +587,8 @@ after every move. Write one command a line, in your own text:
                         invite someone (with computer: play the referee)
   accept / decline      answer an invitation, a draw offer or a takeback
   move c                sow your pit c; a bonus sowing is written c-f
-  if e then d           with your move: if the reply is e, play d at once
-  offer draw            propose a draw (a move by your opponent declines)
+  if e then d           with your move: if the reply is e, play d
+  offer draw            propose a draw (your opponent's move declines)
   takeback              ask to undo your last turn, before the reply
   resign                give the game up
   board / board 12      the board now, or after line 12 of the log

@@ -361,7 +361,10 @@ impl HostedReferee {
                 "You have no games under way here. Start one with a line:\n    new super-wari with <address>\n",
             );
         } else {
-            body.push_str("Your games here, those awaiting your move first, with your key for each (reply to any mail of a game to play it):\n\n");
+            body.push_str(
+                "Your games here, those awaiting your move first, with your key for\n\
+                 each (reply to any mail of a game to play it):\n\n",
+            );
             let entries: Vec<&str> = going.iter().map(|(_, entry)| entry.trim_end()).collect();
             let _ = writeln!(body, "{}", entries.join("\n\n"));
         }
