@@ -1024,6 +1024,23 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
     let record = world.the_game();
     assert!(record.is_playing());
     assert_eq!(record.turns.len(), 2);
+
+    // Invitations that cross, by command: the second is pointed to the first.
+    let world = World::new("crossing-invitations");
+    world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <x1@x>\n\nnew super-wari with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&format!(
+        "From: Bob <{BOB}>\nMessage-ID: <x2@x>\n\nnew kalah with Alice <{ALICE}>\n"
+    ));
+    assert_eq!(world.games().len(), 1, "no second game");
+    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("Alice has invited you already, to a game of Super-Wari"),
+        "{words}"
+    );
+    world.deliver(&press_reply(BOB, &out[0], "accept", "x3@x"));
+    assert!(world.the_game().is_playing());
 }
 
 #[test]

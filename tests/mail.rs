@@ -227,31 +227,27 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
     );
     // Names written on the wrong rows (Zoe's on Bill's) are not kept: each
     // seat takes the name the mail gives its address. Otherwise a name on
-    // the sheet stands.
+    // the sheet stands, and a placeholder (`Yourname`) takes the mail's.
     let swapped = mail
         .replacen("|   Bill", "|   Zoe", 1)
         .replacen("|   Yourname", "|   Bill", 1)
         .replace("Yourname <you@", "Zoe <you@");
-    let sheet = Sheet::parse(&reply(swapped.as_bytes()).body).unwrap();
-    assert_eq!(
-        (
-            sheet.players.south.name.as_str(),
-            sheet.players.north.name.as_str()
-        ),
-        ("Zoe", "Bill")
-    );
+    let names = |mail: &str| {
+        let sheet = Sheet::parse(&reply(mail.as_bytes()).body).unwrap();
+        (sheet.players.south.name, sheet.players.north.name)
+    };
+    assert_eq!(names(&swapped), ("Zoe".into(), "Bill".into()));
     let unnamed = swapped.replace(
         "Cc: Bill <bill@players.example>",
         "Cc: bill@players.example",
     );
-    let sheet = Sheet::parse(&reply(unnamed.as_bytes()).body).unwrap();
-    assert_eq!(sheet.players.north.name, "bill", "Zoe's name is not Bill's");
-    let other = swapped.replacen("|   Zoe", "|   Bill T.", 1);
-    let sheet = Sheet::parse(&reply(other.as_bytes()).body).unwrap();
-    assert_eq!(
-        sheet.players.north.name, "Bill T.",
-        "the sheet's name, as written"
-    );
+    assert_eq!(names(&unnamed).1, "bill", "Zoe's name is not Bill's");
+    let half = mail
+        .replacen("|   Bill", "|   Zoe", 1)
+        .replace("Yourname <you@", "Zoe <you@");
+    assert_eq!(names(&half), ("Zoe".into(), "Bill".into()));
+    let own = mail.replacen("|   Bill", "|   Bill T.", 1);
+    assert_eq!(names(&own).1, "Bill T.", "the sheet's name, as written");
 }
 
 /// Bill's broadcast asks for the board "with your first move made": the

@@ -167,8 +167,11 @@ fn body_text(message: &Message) -> String {
         .filter(|p| !p.is_text_html() && p.text_contents().is_some())
         .map(|p| plain_text(p))
         .collect();
-    let html_part = message.html_bodies().any(|p| p.is_text_html());
-    let only_points_to_html = html_part && plain.iter().all(|p| points_to_html(p));
+    // An HTML part that is the text's alternative (multipart/alternative):
+    // mail-parser lists it among the HTML bodies only.
+    let alternative =
+        message.html_bodies().any(|p| p.is_text_html()) && !parts.iter().any(|p| p.is_text_html());
+    let only_points_to_html = alternative && plain.iter().all(|p| points_to_html(p));
     if !plain.is_empty() && !only_points_to_html {
         return plain.join("\n");
     }
@@ -288,6 +291,35 @@ fn lines_ended(raw: &[u8]) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text part that only points to its HTML alternative gives way to
+    /// it (an alternative says the same); a text part beside an HTML part
+    /// of its own (multipart/mixed) is the player's, whatever it says.
+    #[test]
+    fn a_text_part_gives_way_only_to_its_html_alternative() {
+        let mail = |kind: &str, text: &str| {
+            let raw = format!(
+                "From: bob@players.example\nContent-Type: multipart/{kind}; boundary=\"b\"\n\n\
+                 --b\nContent-Type: text/plain\n\n{text}\n--b\nContent-Type: text/html\n\n\
+                 <p>move e</p>\n--b--\n"
+            );
+            Incoming::parse(raw.as_bytes()).text
+        };
+        let stub = "[This message is in HTML format]";
+        assert!(mail("alternative", stub).contains("move e"));
+        assert!(mail("alternative", "").contains("move e"));
+        let own = "move c (the board in HTML below)";
+        assert!(
+            mail("mixed", own).starts_with(own),
+            "{}",
+            mail("mixed", own)
+        );
+        assert!(
+            mail("mixed", stub).starts_with(stub),
+            "{}",
+            mail("mixed", stub)
+        );
+    }
 
     #[test]
     fn a_mail_whose_lines_end_in_cr_alone_is_read_as_lines() {

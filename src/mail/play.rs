@@ -108,7 +108,7 @@ pub fn read_request(
             return Err((
                 Refusal::Disagree {
                     line: written(&line),
-                    log: written(&log),
+                    sheet: written(&log),
                 },
                 Some(Box::new(sheet)),
             ))
@@ -175,10 +175,7 @@ fn sheet_and_log_move(
                 Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
             });
             // Or the writer's turn made on the board alone, the log unchanged.
-            let drawn = || {
-                raw.turn_drawn(&full.game)
-                    .filter(|_| written_by_writer(&full))
-            };
+            let drawn = || written_by_writer(&full).then(|| raw.turn_drawn(&full.game))?;
             match earlier {
                 Some((sheet, sowings)) => (sheet, Some(sowings)),
                 None => match drawn() {

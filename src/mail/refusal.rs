@@ -57,8 +57,8 @@ pub enum Refusal {
         text: String,
         error: crate::engine::ParsePitError,
     },
-    #[error("the move line says {line} but the sheet shows {log}: they disagree; send one move")]
-    Disagree { line: String, log: String },
+    #[error("the move line says {line} but the sheet shows {sheet}: they disagree; send one move")]
+    Disagree { line: String, sheet: String },
     #[error("the move lines say different things ({0}), so none was played: write one move line (a turn with a bonus sowing is one line, such as: move c-f)")]
     SeveralMoves(String),
     #[error("no move found: write a line 'move <pit>' above the quoted board")]
@@ -141,9 +141,10 @@ pub enum Refusal {
     NewAndMove,
     #[error("{0} has an invitation open already, yours or another player's (an address gets one at a time); try again once it is answered, or invite someone else")]
     InvitationOpen(String),
-    #[error("{name} has invited you already, to game {id}: reply to this mail to answer that invitation, with a line 'accept' (or your first move, when you move first) or a line 'decline'")]
+    #[error("{name} has invited you already, to a game of {game} ({id}): reply to this mail to answer that invitation, with a line 'accept' (or your first move, when you move first) or a line 'decline'")]
     InvitedBy {
         name: String,
+        game: &'static str,
         id: GameId,
         side: Side,
     },
@@ -216,7 +217,7 @@ mod tests {
             },
             Refusal::Disagree {
                 line: "c".into(),
-                log: "d".into(),
+                sheet: "d".into(),
             },
             Refusal::SeveralMoves("c, d".into()),
             Refusal::NoMove,
@@ -269,6 +270,7 @@ mod tests {
             Refusal::InvitationOpen(name()),
             Refusal::InvitedBy {
                 name: name(),
+                game: "Super-Wari",
                 id: GameId::parse("k7q2mx").unwrap(),
                 side: Side::North,
             },

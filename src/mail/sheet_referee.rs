@@ -516,8 +516,9 @@ pub fn seat_players(
     sheet: &mut Sheet,
     side: Side,
 ) {
-    let writer = from.short_name();
-    let swapped = (sheet.players.get(side.other()).name.trim()).eq_ignore_ascii_case(writer.trim());
+    let other = sheet.players.get(side.other());
+    let swapped = other.address.is_none()
+        && (other.name.trim()).eq_ignore_ascii_case(&clean_name(&from.short_name()));
     seat_mailbox(sheet.players.get_mut(side), from, swapped);
     if sheet.players.get(side.other()).address.is_some() {
         return;

@@ -193,9 +193,10 @@ impl TextWriter {
     }
 }
 
-/// Is this line quoted (`>` after optional blanks)?
+/// Is this line quoted (`>` after optional blanks, or `: ` as some mail
+/// programs quote; `| ` is not told from a board's row)?
 pub fn is_quoted(line: &str) -> bool {
-    line.trim_start().starts_with('>')
+    line.trim_start().starts_with('>') || line.starts_with(": ") || line == ":"
 }
 
 /// The lines that are the player's own words: before the signature and

@@ -601,23 +601,25 @@ impl RawSheet {
     }
 
     /// The one whole turn from `game` (its bonus sowings too) after which
-    /// the board is as drawn: a move made on the board alone, the log left
-    /// as it was. `None` when none is, or more than one.
+    /// the grid is as drawn: a move made on the board alone, the log (and a
+    /// `Captured:` line) left as it was. `None` when none is, more than
+    /// one, or the turns branch past a bound of work.
     pub fn turn_drawn(&self, game: &Game) -> Option<Vec<Pit>> {
         let side = game.to_move()?;
         let mut found: Vec<Vec<Pit>> = Vec::new();
         let mut open = vec![(game.clone(), Vec::new())];
-        // Chains of bonus sowings branch; a drawn board is read in bounded work.
         let mut budget = 10_000_u32;
         while let Some((before, turn)) = open.pop() {
             for pit in before.legal_moves() {
                 budget = budget.checked_sub(1)?;
                 let mut after = before.clone();
-                after.play(pit).ok()?;
+                if after.play(pit).is_err() {
+                    continue;
+                }
                 let turn = [turn.as_slice(), &[pit]].concat();
                 if after.to_move() == Some(side) {
                     open.push((after, turn));
-                } else if self.check_board(&after).is_ok() {
+                } else if self.places(&after, false).all(|(_, drawn, is)| drawn == is) {
                     found.push(turn);
                 }
             }
@@ -630,6 +632,20 @@ impl RawSheet {
     /// # Errors
     /// The first place, South's pits first, whose count differs.
     pub fn check_board(&self, game: &Game) -> Result<(), SheetError> {
+        match self.places(game, true).find(|(_, drawn, is)| drawn != is) {
+            Some((what, drawn, expected)) => Err(SheetError::Mismatch {
+                what,
+                drawn,
+                expected,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Each place drawn, South's pits first: what it shows and what
+    /// `game`'s position holds; the grid's, and the `Captured:` line's
+    /// if `totals`.
+    fn places(&self, game: &Game, totals: bool) -> impl Iterator<Item = (Place, u8, u8)> {
         let position = game.position();
         let mut places: Vec<(Place, u8, u8)> = Vec::new();
         for (side, row) in [(Side::South, &self.south), (Side::North, &self.north)] {
@@ -639,31 +655,15 @@ impl RawSheet {
         }
         for side in Side::BOTH {
             if let Some(stores) = self.stores {
-                places.push((
-                    Place::Store(side),
-                    stores[side.index()],
-                    position.store(side),
-                ));
+                let store = position.store(side);
+                places.push((Place::Store(side), stores[side.index()], store));
             }
-            if let Some(captured) = self.captured {
-                places.push((
-                    Place::Captured(side),
-                    captured[side.index()],
-                    position.store(side),
-                ));
+            if let Some(captured) = self.captured.filter(|_| totals) {
+                let store = position.store(side);
+                places.push((Place::Captured(side), captured[side.index()], store));
             }
         }
-        match places
-            .into_iter()
-            .find(|(_, drawn, expected)| drawn != expected)
-        {
-            Some((what, drawn, expected)) => Err(SheetError::Mismatch {
-                what,
-                drawn,
-                expected,
-            }),
-            None => Ok(()),
-        }
+        places.into_iter()
     }
 }
 

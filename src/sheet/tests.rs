@@ -90,7 +90,7 @@ fn a_sheet_reads_back_from_any_quoting_and_spacing() {
             text.lines().map(|l| format!("| {l}\n")).collect(),
         ),
         (
-            ": quoted, then >",
+            "> : quoted",
             text.lines().map(|l| format!("> : {l}\n")).collect(),
         ),
         (
@@ -407,4 +407,51 @@ fn of_several_sheets_the_longest_log_is_read() {
         (Some("aaaaaa"), 1),
         "{listed}"
     );
+}
+
+/// A turn made on the grid alone, the log and the `Captured:` line left
+/// as they were, is read as that turn: a Wari capture, a Kalah turn with
+/// its bonus sowing. A grid no single turn draws is none.
+#[test]
+fn a_turn_made_on_the_grid_alone_is_read() {
+    let grid = |text: &str| -> Vec<String> {
+        let lines = text.lines().filter(|l| l.starts_with(['|', '+']));
+        lines.map(str::to_string).collect()
+    };
+    let drawn_on = |before: &Sheet, after: &Sheet| -> String {
+        let mut rows = grid(&after.to_string()).into_iter();
+        let lines = before.to_string();
+        let lines = lines.lines().map(|l| match l.starts_with(['|', '+']) {
+            true => rows.next().unwrap(),
+            false => l.to_string(),
+        });
+        lines.map(|l| l + "\n").collect()
+    };
+    let mut rng = crate::engine::SplitMix64::new(7);
+    let mut before = sheet_after(Ruleset::Wari, "");
+    let capture = loop {
+        let legal = before.game.legal_moves();
+        let pit = legal.nth(rng.below(legal.len())).unwrap();
+        let mut after = before.clone();
+        after.play(&[pit]).unwrap();
+        if after.game.position().store(Side::South) > before.game.position().store(Side::South)
+            && before.game.to_move() == Some(Side::South)
+        {
+            break (pit, after);
+        }
+        before = after;
+    };
+    let (pit, after) = capture;
+    let text = drawn_on(&before, &after);
+    assert!(text.contains("Captured: south 0"), "{text}");
+    let raw = RawSheet::find(&text).unwrap();
+    assert_eq!(raw.turn_drawn(&before.game), Some(vec![pit]));
+
+    let before = sheet_after(Ruleset::Kalah, "");
+    let after = sheet_after(Ruleset::Kalah, "c-f");
+    let raw = RawSheet::find(&drawn_on(&before, &after)).unwrap();
+    assert_eq!(raw.turn_drawn(&before.game), parse_sowings("c-f").ok());
+    let two_turns = sheet_after(Ruleset::Kalah, "c-f a");
+    let raw = RawSheet::find(&drawn_on(&before, &two_turns)).unwrap();
+    assert_eq!(raw.turn_drawn(&before.game), None);
 }

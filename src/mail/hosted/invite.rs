@@ -206,24 +206,34 @@ impl HostedReferee {
         Ok(report)
     }
 
-    /// The invitee's lock, held while their limits are checked and used
-    /// (none for a game against the computer, `invitee` `None`); the
-    /// refusal when the inviter may not invite them now.
+    /// The invitee's lock and the inviter's (in one order, so that two
+    /// invitations crossing wait on each other), held while the invitee's
+    /// limits are checked and used (none for a game against the computer,
+    /// `invitee` `None`); the refusal when the inviter may not invite them
+    /// now.
     fn lock_invitee(
         &self,
         secrets: &Secrets,
         invitee: Option<&str>,
         inviter: &str,
         now: u64,
-    ) -> Result<Result<Option<Lock>, Refusal>, StoreError> {
+    ) -> Result<Result<Vec<Lock>, Refusal>, StoreError> {
         let Some(address) = invitee else {
-            return Ok(Ok(None));
+            return Ok(Ok(Vec::new()));
         };
-        let digest = secrets.address_digest(address);
-        let lock = self.store.lock(LockOn::Invitee(&digest))?;
+        let mut digests: Vec<String> = [address, inviter]
+            .iter()
+            .map(|a| secrets.address_digest(a))
+            .collect();
+        digests.sort();
+        digests.dedup(); // one lock file, locked twice, would wait on itself
+        let locks = digests
+            .iter()
+            .map(|digest| self.store.lock(LockOn::Invitee(digest)))
+            .collect::<Result<Vec<Lock>, StoreError>>()?;
         Ok(self
             .may_invite(secrets, address, inviter, now)?
-            .map(|()| Some(lock)))
+            .map(|()| locks))
     }
 
     /// The id for the game this mail starts, locked: free, or the one it
@@ -246,8 +256,8 @@ impl HostedReferee {
     }
 
     /// May `inviter` invite `invitee` now? Not while an invitation to them
-    /// is open, not after they declined this inviter, not more than a few
-    /// times a day.
+    /// is open, nor while one from them to the inviter is, not after they
+    /// declined this inviter, not more than a few times a day.
     fn may_invite(
         &self,
         secrets: &Secrets,
@@ -268,28 +278,26 @@ impl HostedReferee {
                 .as_deref()
                 .is_some_and(|a| mailbox_key(a) == mailbox_key(address))
         };
-        // The invitee's own invitation to the inviter, still open, is the game
-        // they meant: their mails crossed, or the inviter answered the
+        // An invitation unanswered for a week no longer blocks others.
+        let open = |r: &GameRecord| r.is_invited() && r.created + INVITATION_OPEN > now;
+        // The invitee's own invitation to the inviter is the game they
+        // meant: their mails crossed, or the inviter answered the
         // invitee's mail instead of the referee's.
-        if let Some(theirs) = listing.games.iter().find(|r| {
-            r.is_invited()
-                && r.created + INVITATION_OPEN > now
-                && is(r, r.inviter, invitee)
-                && is(r, r.inviter.other(), inviter)
-        }) {
+        if let Some(theirs) = listing
+            .games
+            .iter()
+            .find(|r| open(r) && is(r, r.inviter, invitee) && is(r, r.inviter.other(), inviter))
+        {
             return Ok(Err(Refusal::InvitedBy {
                 name: theirs.player(theirs.inviter).name.clone(),
+                game: theirs.ruleset.title(),
                 id: theirs.id.clone(),
                 side: theirs.inviter.other(),
             }));
         }
         let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
         let games: Vec<&GameRecord> = listing.games.iter().filter(invited).collect();
-        if games
-            .iter()
-            // An invitation unanswered for a week no longer blocks others.
-            .any(|r| r.is_invited() && r.created + INVITATION_OPEN > now)
-        {
+        if games.iter().any(|r| open(r)) {
             return Ok(Err(Refusal::InvitationOpen(invitee.to_string())));
         }
         if games
