@@ -246,6 +246,17 @@ fn the_broadcast_mailed_back_with_a_move_line_starts_a_game() {
         .replacen("|   Bill", "|   Zoe", 1)
         .replace("Yourname <you@", "Zoe <you@");
     assert_eq!(names(&half), ("Zoe".into(), "Bill".into()));
+    // Bill Taylor pasting his own broadcast, "Bill" left on the other row.
+    let own_sheet = mail
+        .replace(
+            "From: Yourname <you@players.example>",
+            "From: Bill Taylor <bill@players.example>",
+        )
+        .replace(
+            "Cc: Bill <bill@players.example>",
+            "Cc: Zoe <you@players.example>",
+        );
+    assert_eq!(names(&own_sheet), ("Bill Taylor".into(), "Zoe".into()));
     let own = mail.replacen("|   Bill", "|   Bill T.", 1);
     assert_eq!(names(&own).1, "Bill T.", "the sheet's name, as written");
 }

@@ -516,9 +516,14 @@ pub fn seat_players(
     sheet: &mut Sheet,
     side: Side,
 ) {
+    // The writer's name, or its first word (Bill Taylor writes "Bill").
+    let writer = clean_name(&from.short_name());
+    let first = writer.split_whitespace().next().unwrap_or("");
     let other = sheet.players.get(side.other());
     let swapped = other.address.is_none()
-        && (other.name.trim()).eq_ignore_ascii_case(&clean_name(&from.short_name()));
+        && [writer.as_str(), first]
+            .iter()
+            .any(|w| other.name.trim().eq_ignore_ascii_case(w));
     seat_mailbox(sheet.players.get_mut(side), from, swapped);
     if sheet.players.get(side.other()).address.is_some() {
         return;
