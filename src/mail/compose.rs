@@ -9,14 +9,12 @@ use std::fmt::Write as _;
 
 use super::html_part::{instruction, Drawn};
 use super::text;
+use super::wrap::fill;
 use crate::engine::Ruleset;
 use crate::sheet::Sheet;
 
 /// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
 pub const COMMENT_WIDTH: usize = 68;
-/// The widest line of the referee's own prose: as wide as a sheet (68)
-/// quoted twice.
-pub const LINE_WIDTH: usize = 72;
 /// Line prefix of the referee's own notes inside a body.
 pub const INDENT: &str = "    ";
 pub const SIGNATURE_LINE: &str = "mancala-referee: pits are letters from each player's own left";
@@ -59,41 +57,6 @@ pub fn game_line(sheet: &Sheet, news: &str) -> String {
         None => format!("{title} game: {news}"),
     };
     fill(&line)
-}
-
-/// `text` with each line wider than [`LINE_WIDTH`] broken at single
-/// spaces. An indented line (a table's) is left whole, and a double space
-/// is never a break: it sets off what to write, as in  move <pit>.
-pub fn fill(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for line in text.split_inclusive('\n') {
-        let mut rest = line;
-        while rest.trim_end().chars().count() > LINE_WIDTH && !rest.starts_with(' ') {
-            let Some(at) = break_at(rest) else { break };
-            out.push_str(&rest[..at]);
-            out.push('\n');
-            rest = &rest[at + 1..];
-        }
-        out.push_str(rest);
-    }
-    out
-}
-
-/// The last single space of `line` within [`LINE_WIDTH`] columns, else its
-/// first one past them.
-fn break_at(line: &str) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let single = |i: &usize| bytes[*i] == b' ' && bytes[*i - 1] != b' ' && bytes[*i + 1] != b' ';
-    let limit = line
-        .char_indices()
-        .nth(LINE_WIDTH)
-        .map_or(line.len(), |(i, _)| i);
-    let inside = 1..limit.min(line.len().saturating_sub(1));
-    let beyond = limit..line.len().saturating_sub(1);
-    inside
-        .rev()
-        .find(single)
-        .or_else(|| beyond.clone().find(single))
 }
 
 /// The most characters of a subject before it is cut (at a word, with
@@ -326,31 +289,6 @@ pub fn clean_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fill_breaks_prose_at_single_spaces_within_the_line_width() {
-        let long = "A mail gets at most 3 boards drawn (board N or preview): ask for the rest in another mail.";
-        let filled = fill(&format!("Title\n\n{long}\n  an indented table line that is far wider than the seventy-two columns\n"));
-        for line in filled.lines().filter(|l| !l.starts_with(' ')) {
-            assert!(line.chars().count() <= LINE_WIDTH, "{line:?} in\n{filled}");
-        }
-        assert_eq!(filled.split_whitespace().collect::<Vec<_>>(), format!("Title {long} an indented table line that is far wider than the seventy-two columns").split_whitespace().collect::<Vec<_>>());
-        assert!(filled
-            .contains("  an indented table line that is far wider than the seventy-two columns\n"));
-        // A double space sets off what to write: never a break.
-        let offer = format!(
-            "{}'s draw offer stands: answer it with a line  accept  or  decline.",
-            "Bob".repeat(8)
-        );
-        let filled = fill(&offer);
-        assert!(filled.contains("  accept  or  decline."), "{filled}");
-        assert_eq!(fill("word"), "word");
-        assert_eq!(
-            fill(&"x".repeat(100)),
-            "x".repeat(100),
-            "one word stays whole"
-        );
-    }
 
     #[test]
     fn subjects_get_one_re() {

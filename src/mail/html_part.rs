@@ -116,12 +116,13 @@ fn pre(text: &str) -> String {
 /// part can find them in the body.
 pub fn instruction(sheet: &Sheet) -> Option<String> {
     let side = sheet.game.to_move()?;
-    Some(format!(
+    // Wrapped here, as the body has it, so that this part finds it there.
+    Some(super::wrap::fill(&format!(
         "It is {}'s move ({side}). Legal moves: {}.\n\
          To move, reply to this mail with a line:  move <pit>",
         sheet.name(side),
         sheet.game.legal_moves()
-    ))
+    )))
 }
 
 /// `text` (the instruction) large and bold, its lines kept.
@@ -301,6 +302,23 @@ mod tests {
         // The reader not to move gets no instruction.
         let body = sheet_body("Wari game: Alice played c", None, &sheet, Next::Nothing);
         assert!(!html_of(&body, Some(&Drawn::new(&sheet))).contains("data-next"));
+    }
+
+    /// A long name wraps the instruction in the text part: the HTML part
+    /// still finds it there and sets it under the board.
+    #[test]
+    fn an_instruction_wrapped_by_a_long_name_is_still_set_under_the_board() {
+        use crate::engine::Ruleset;
+        use crate::mail::compose::{sheet_body, Next};
+        use crate::sheet::{Players, Sheet};
+        let long = "Zoë & Max von Habsburg-Lothringen und Sachsen-Coburg";
+        let sheet = Sheet::new(Ruleset::SuperWari.rules(), Players::named(long, "Bob"));
+        let body = sheet_body("Super-Wari game: your move", None, &sheet, Next::Moves);
+        assert!(body.lines().all(|l| l.starts_with(['|', '+', ' '])
+            || l.chars().count() <= crate::mail::wrap::LINE_WIDTH));
+        let html = html_of(&body, Some(&Drawn::new(&sheet)));
+        assert!(html.contains("<p data-next=\"move\""), "{html}");
+        assert_eq!(html.matches("Legal moves").count(), 1, "moved, not copied");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod refusal;
 pub mod sheet_referee;
 pub mod text;
 pub mod transport;
+pub mod wrap;
 
 /// What both referees do with a mail: decide, send, and say what they did.
 pub trait Referee {

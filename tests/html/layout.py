@@ -139,7 +139,9 @@ def play(binary, ruleset, work, south=ALICE):
         # Only the mail to the player to move says how to move.
         texts = [mail.get_body(("plain",)).get_content() for mail in mails]
         text = next((t for t in texts if "Legal moves" in t), texts[0])
-        m = re.search(r"It is (.+?)'s move \((North|South)\)\. Legal moves: ([a-h](?:, [a-h])*)\.", text)
+        # The referee wraps its prose at 72 columns: read the sentence with its line breaks as spaces.
+        flat = " ".join(text.split())
+        m = re.search(r"It is (.+?)'s move \((North|South)\)\. Legal moves: ([a-h](?:, [a-h])*)\.", flat)
         if not m:
             raise RuntimeError(f"{ruleset}: no move to play after ply {ply - 1}:\n{text}")
         player = south if m.group(2) == "South" else BOB

@@ -24,6 +24,7 @@ use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
 use super::play::{makes_move, quoted_request, Writer};
 use super::refusal::Refusal;
+use super::wrap;
 use super::Identity;
 use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
@@ -309,11 +310,11 @@ impl Scene<'_> {
                 self.game.name(offer.by),
                 super::refusal::offered(offer.kind)
             );
-            let _ = writeln!(body, "\n{}", compose::fill(&stands));
+            let _ = writeln!(body, "\n{}", wrap::fill(&stands));
         }
         for note in &self.notes[side.index()] {
             body.push('\n');
-            body.push_str(&compose::fill(note.trim_end()));
+            body.push_str(&wrap::fill(note.trim_end()));
             body.push('\n');
         }
         // A finished game's mail says no more about keys and moves.
@@ -525,9 +526,9 @@ impl Scene<'_> {
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
                 let heading = format!("{}. {}", i + 1, compose::heading(title));
-                let _ = write!(body, "\n\n{}", compose::fill(&heading));
+                let _ = write!(body, "\n\n{}", wrap::fill(&heading));
             }
-            let _ = write!(body, "\n\n{}", compose::fill(text.trim_end()));
+            let _ = write!(body, "\n\n{}", wrap::fill(text.trim_end()));
         }
         body.push('\n');
         let drawn = |c: &Command| matches!(c, Command::Board(_) | Command::Preview(_));
