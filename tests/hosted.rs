@@ -2156,6 +2156,35 @@ fn a_turn_made_on_the_board_alone_is_the_move_and_a_line_beside_another_plays_ne
         Sheet::parse(&bob.body).unwrap().game.sowings(),
         sheet.game.sowings()
     );
+
+    // Drawn up to the free sowing still to make, with the line or without:
+    // that far, and the writer sows again.
+    for (n, line) in ["move c", ""].into_iter().enumerate() {
+        let world = World::new(&format!("board-alone-begun-{n}"));
+        let out = world.deliver(&format!(
+            "From: Alice <{ALICE}>\nMessage-ID: <bb@x>\n\nnew kalah with Bob <{BOB}>\n"
+        ));
+        let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "bb1@x"));
+        let alice = to(&out, ALICE);
+        let mut begun = Sheet::parse(&alice.body).unwrap();
+        begun.game.play(c).unwrap();
+        let mut drawn = alice.clone();
+        drawn.body = drawn_board(&alice.body, &begun);
+        let out = world.deliver(&press_reply(ALICE, &drawn, line, "bb2@x"));
+        let alice = to(&out, ALICE);
+        assert!(
+            alice
+                .subject
+                .contains("you played c, which earns a free turn"),
+            "{line:?}: {}",
+            alice.body
+        );
+        assert_eq!(world.the_game().turns.len(), 1, "{line:?}");
+        assert_eq!(
+            Sheet::parse(&alice.body).unwrap().game.to_move(),
+            Some(Side::South)
+        );
+    }
 }
 
 /// `body` with its grid drawn as `sheet`'s, every other line kept.

@@ -600,10 +600,12 @@ impl RawSheet {
         })
     }
 
-    /// The one whole turn from `game` (its bonus sowings too) after which
-    /// the grid is as drawn: a move made on the board alone, the log (and a
-    /// `Captured:` line) left as it was. `None` when none is, more than
-    /// one, or the turns branch past a bound of work.
+    /// The one turn from `game` (its bonus sowings too) after which the
+    /// grid is as drawn: a move made on the board alone, the log (and a
+    /// `Captured:` line) left as it was. A turn drawn up to a free sowing
+    /// still to make counts, as a turn begun by mail does (`c-?`). `None`
+    /// when none is, more than one, or the turns branch past a bound of
+    /// work.
     pub fn turn_drawn(&self, game: &Game) -> Option<Vec<Pit>> {
         let side = game.to_move()?;
         let mut found: Vec<Vec<Pit>> = Vec::new();
@@ -617,10 +619,11 @@ impl RawSheet {
                     continue;
                 }
                 let turn = [turn.as_slice(), &[pit]].concat();
+                if self.places(&after, false).all(|(_, drawn, is)| drawn == is) {
+                    found.push(turn.clone());
+                }
                 if after.to_move() == Some(side) {
                     open.push((after, turn));
-                } else if self.places(&after, false).all(|(_, drawn, is)| drawn == is) {
-                    found.push(turn);
                 }
             }
         }

@@ -451,6 +451,15 @@ fn a_turn_made_on_the_grid_alone_is_read() {
     let after = sheet_after(Ruleset::Kalah, "c-f");
     let raw = RawSheet::find(&drawn_on(&before, &after)).unwrap();
     assert_eq!(raw.turn_drawn(&before.game), parse_sowings("c-f").ok());
+    // Drawn up to the free sowing still to make: that far.
+    let begun = sheet_after(Ruleset::Kalah, "c");
+    assert_eq!(
+        begun.game.to_move(),
+        Some(Side::South),
+        "c earns a free turn"
+    );
+    let raw = RawSheet::find(&drawn_on(&before, &begun)).unwrap();
+    assert_eq!(raw.turn_drawn(&before.game), parse_sowings("c").ok());
     let two_turns = sheet_after(Ruleset::Kalah, "c-f a");
     let raw = RawSheet::find(&drawn_on(&before, &two_turns)).unwrap();
     assert_eq!(raw.turn_drawn(&before.game), None);
