@@ -1024,6 +1024,25 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
     let record = world.the_game();
     assert!(record.is_playing());
     assert_eq!(record.turns.len(), 2);
+    // Reply-all to the inviter's first mail again, the game under way.
+    let out = world.deliver(&format!(
+        "From: Bill <{BOB}>\nTo: {REFEREE}, Yourname <{ALICE}>\nSubject: Re: Super-Wari\n\
+         Message-ID: <b3@players.example>\nIn-Reply-To: <b0@players.example>\n\n\
+         move f\n\nOn Monday, Yourname wrote:\n{quoted}"
+    ));
+    assert_eq!(world.games().len(), 1, "no second game");
+    let words = to(&out, BOB).body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(&format!(
+            "belongs to your game of Super-Wari with Yourname ({}), which is under way",
+            record.id
+        )),
+        "{words}"
+    );
+    assert_eq!(world.the_game().turns.len(), 2, "nothing played");
+    // Replying to that answer reaches the game.
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "games", "b4@players.example"));
+    assert!(to(&out, BOB).subject.contains(record.id.as_str()), "{}", to(&out, BOB).subject);
 
     // Invitations that cross, by command: the second is pointed to the first.
     let world = World::new("crossing-invitations");

@@ -148,6 +148,13 @@ pub enum Refusal {
         id: GameId,
         side: Side,
     },
+    #[error("the mail you answered belongs to your game of {game} with {name} ({id}), which is under way, so no second game was started: reply to this mail to play in it")]
+    GameUnderWay {
+        name: String,
+        game: &'static str,
+        id: GameId,
+        side: Side,
+    },
     #[error("{0} declined an earlier invitation of yours, so the referee sends no more; invite someone else")]
     DeclinedBefore(String),
     #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
@@ -274,6 +281,12 @@ mod tests {
                 id: GameId::parse("k7q2mx").unwrap(),
                 side: Side::North,
             },
+            Refusal::GameUnderWay {
+                name: name(),
+                game: "Wari",
+                id: GameId::parse("k7q2mx").unwrap(),
+                side: Side::South,
+            },
             Refusal::DeclinedBefore(name()),
             Refusal::TooManyInvitations(name()),
         ];
@@ -318,6 +331,7 @@ mod tests {
                 | Refusal::NewAndMove
                 | Refusal::InvitationOpen(_)
                 | Refusal::InvitedBy { .. }
+                | Refusal::GameUnderWay { .. }
                 | Refusal::DeclinedBefore(_)
                 | Refusal::TooManyInvitations(_) => {}
             }

@@ -19,8 +19,8 @@ use crate::mail::play::{line_move, Quoted};
 use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
-    self, GameId, GameRecord, Ledger, Lock, LockOn, PlayerRecord, Secrets, Standing, StoreError,
-    FORMAT,
+    self, GameId, GameRecord, Ledger, Lock, LockOn, MailKey, PlayerRecord, Secrets, Standing,
+    StoreError, FORMAT,
 };
 
 /// Invitations an address gets in a day, at most.
@@ -166,7 +166,7 @@ impl HostedReferee {
             );
             // Pointed to an invitation of theirs: replying answers it.
             let reply_to = match &refusal {
-                Refusal::InvitedBy { id, side, .. } => {
+                Refusal::InvitedBy { id, side, .. } | Refusal::GameUnderWay { id, side, .. } => {
                     Some(self.identity.sub_address(&secrets.token(id, *side)))
                 }
                 _ => None,
@@ -181,7 +181,7 @@ impl HostedReferee {
         let invitee = sheet.players.get(side.other()).address.clone();
         let invitee = invitee.filter(|_| computer.is_none());
         let _invitee_lock =
-            match self.lock_invitee(secrets, invitee.as_deref(), &inviter.address, now)? {
+            match self.lock_invitee(secrets, invitee.as_deref(), &inviter.address, letter, now)? {
                 Ok(lock) => lock,
                 Err(refusal) => return refuse(sender, refusal),
             };
@@ -216,6 +216,7 @@ impl HostedReferee {
         secrets: &Secrets,
         invitee: Option<&str>,
         inviter: &str,
+        letter: &Letter,
         now: u64,
     ) -> Result<Result<Vec<Lock>, Refusal>, StoreError> {
         let Some(address) = invitee else {
@@ -232,7 +233,7 @@ impl HostedReferee {
             .map(|digest| self.store.lock(LockOn::Invitee(digest)))
             .collect::<Result<Vec<Lock>, StoreError>>()?;
         Ok(self
-            .may_invite(secrets, address, inviter, now)?
+            .may_invite(secrets, address, inviter, letter, now)?
             .map(|()| locks))
     }
 
@@ -256,13 +257,15 @@ impl HostedReferee {
     }
 
     /// May `inviter` invite `invitee` now? Not while an invitation to them
-    /// is open, nor while one from them to the inviter is, not after they
+    /// is open, nor while one from them to the inviter is, not by a sheet
+    /// in a reply to a mail of their game under way, not after they
     /// declined this inviter, not more than a few times a day.
     fn may_invite(
         &self,
         secrets: &Secrets,
         invitee: &str,
         inviter: &str,
+        letter: &Letter,
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
         let listing = self.store.games_of(secrets, invitee)?;
@@ -293,6 +296,31 @@ impl HostedReferee {
                 game: theirs.ruleset.title(),
                 id: theirs.id.clone(),
                 side: theirs.inviter.other(),
+            }));
+        }
+        // A sheet in a reply to a mail their game under way was played by
+        // (a reply-all to the inviter's first mail, again) is that game's.
+        let answered: Vec<MailKey> = match letter.new_game() {
+            Some(_) => Vec::new(), // `new`: a second game, as asked
+            None => letter
+                .mail
+                .references
+                .iter()
+                .map(|r| MailKey::of_message_id(r))
+                .collect(),
+        };
+        if let Some((game, side)) = listing.games.iter().find_map(|r| {
+            let side = Side::BOTH.into_iter().find(|&s| is(r, s, inviter))?;
+            (r.is_playing()
+                && is(r, side.other(), invitee)
+                && answered.iter().any(|mail| r.ledger.has_handled(mail)))
+            .then_some((r, side))
+        }) {
+            return Ok(Err(Refusal::GameUnderWay {
+                name: game.player(side.other()).name.clone(),
+                game: game.ruleset.title(),
+                id: game.id.clone(),
+                side,
             }));
         }
         let invited = |r: &&GameRecord| r.computer.is_none() && is(r, r.inviter.other(), invitee);
