@@ -1031,7 +1031,11 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
          move f\n\nOn Monday, Yourname wrote:\n{quoted}"
     ));
     assert_eq!(world.games().len(), 1, "no second game");
-    let words = to(&out, BOB).body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = to(&out, BOB)
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         words.contains(&format!(
             "belongs to your game of Super-Wari with Yourname ({}), which is under way",
@@ -1041,8 +1045,17 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
     );
     assert_eq!(world.the_game().turns.len(), 2, "nothing played");
     // Replying to that answer reaches the game.
-    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "games", "b4@players.example"));
-    assert!(to(&out, BOB).subject.contains(record.id.as_str()), "{}", to(&out, BOB).subject);
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "games",
+        "b4@players.example",
+    ));
+    assert!(
+        to(&out, BOB).subject.contains(record.id.as_str()),
+        "{}",
+        to(&out, BOB).subject
+    );
 
     // Invitations that cross, by command: the second is pointed to the first.
     let world = World::new("crossing-invitations");
@@ -2124,6 +2137,17 @@ fn a_turn_begun_by_mail_and_finished_on_board_and_log_plays_its_rest() {
     let out = world.deliver(&press_reply(ALICE, &cut, &format!("move {f}"), "bs4@x"));
     let bob = to(&out, BOB);
     assert!(bob.subject.contains("Alice played f"), "{}", bob.subject);
+    assert_eq!(
+        Sheet::parse(&bob.body).unwrap().game.sowings(),
+        sheet.game.sowings()
+    );
+
+    // The whole turn on a line (`move c-f`), as the log would have it: its
+    // rest is played, c not again.
+    let (world, mail) = begun("bonus-whole-on-a-line");
+    let out = world.deliver(&press_reply(ALICE, &mail, &format!("move c-{f}"), "bs5@x"));
+    let bob = to(&out, BOB);
+    assert!(bob.body.contains("— Alice played f.\n"), "{}", bob.body);
     assert_eq!(
         Sheet::parse(&bob.body).unwrap().game.sowings(),
         sheet.game.sowings()
