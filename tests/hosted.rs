@@ -796,6 +796,43 @@ fn help_games_and_refusals_carry_the_key_so_replying_to_them_works() {
     assert_eq!(world.the_game().turns.len(), 1);
 }
 
+/// A `games` answer lists a key for each game: a move in reply to it
+/// plays in the one game listed, and in none of several (which is not the
+/// referee's to pick); another `games` is answered.
+#[test]
+fn a_move_in_reply_to_a_games_answer_of_several_games_plays_in_none() {
+    let world = World::new("games-answer");
+    world.game_on();
+    let keyless = |words: &str, id: &str| {
+        world.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <{id}@x>\n\n{words}\n"
+        ))
+    };
+    let games = keyless("games", "g1").remove(0);
+    let out = world.deliver(&press_reply(ALICE, &games, "move c", "g2@x"));
+    assert_eq!(out.len(), 2, "one game listed: played; {}", out[0].body);
+
+    let out = keyless("new kalah with Bob <bob@players.example>", "g3");
+    world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "g4@x"));
+    let games = keyless("games", "g5").remove(0);
+    assert_eq!(games.body.matches("your key:").count(), 2, "{}", games.body);
+    let out = world.deliver(&press_reply(ALICE, &games, "move d", "g6@x"));
+    assert_eq!(out.len(), 1, "{out:#?}");
+    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("carries the keys of several games") && words.contains("moved nothing"),
+        "{words}"
+    );
+    let turns: Vec<usize> = world.games().iter().map(|g| g.turns.len()).collect();
+    assert_eq!(
+        turns.iter().sum::<usize>(),
+        1,
+        "nothing more played: {turns:?}"
+    );
+    let out = world.deliver(&press_reply(ALICE, &games, "games", "g7@x"));
+    assert!(out[0].body.contains("Your games here"), "{}", out[0].body);
+}
+
 #[test]
 fn help_is_short_and_help_rules_gives_the_whole_text() {
     let world = World::new("help");

@@ -32,6 +32,9 @@ pub struct Letter {
     pub own: Vec<(usize, String)>,
     /// Keys in the addresses it was sent to (strongest), then in its text.
     pub keys: Vec<String>,
+    /// How many of `keys` name the game the mail is about (its addresses'
+    /// and its key lines'); the rest are listed (a `games` answer quoted).
+    pub naming_keys: usize,
     pub commands: Result<Vec<Command>, Refusal>,
     /// The sender's own lines that are move lines, read, each with its
     /// index among the text's lines.
@@ -76,9 +79,11 @@ impl Letter {
                 .starts_with("Your key for game ")
         });
         keys.extend(key_lines.into_iter().flat_map(tokens));
-        keys.extend(others.into_iter().flat_map(tokens));
         let mut seen = std::collections::HashSet::new();
         keys.retain(|k| seen.insert(k.clone()));
+        let naming_keys = keys.len();
+        let listed: Vec<String> = others.into_iter().flat_map(tokens).collect();
+        keys.extend(listed.into_iter().filter(|k| seen.insert(k.clone())));
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
         let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);
@@ -107,6 +112,7 @@ impl Letter {
             mail,
             own,
             keys,
+            naming_keys,
             commands,
             move_lines,
             subject_move,

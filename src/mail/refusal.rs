@@ -84,6 +84,8 @@ pub enum Refusal {
     TooLarge(usize),
     #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
     NoKey,
+    #[error("this mail carries the keys of several games ({0}) and names none of them, so it moved nothing; reply to a mail of the game you mean")]
+    SeveralGames(String),
     #[error("there is no game {0} here; a line  games  lists yours")]
     NoGame(String),
     #[error("it is {name}'s move ({side}): wait for the referee's mail with their move, then reply to it")]
@@ -243,6 +245,7 @@ mod tests {
             },
             Refusal::TooLarge(1_000_000),
             Refusal::NoKey,
+            Refusal::SeveralGames("k7q2mx, m3p9zt".into()),
             Refusal::NoGame("k7q2mx".into()),
             Refusal::NotYourTurn {
                 name: name(),
@@ -304,6 +307,7 @@ mod tests {
                 | Refusal::NoFreeTurn { .. }
                 | Refusal::TooLarge(_)
                 | Refusal::NoKey
+                | Refusal::SeveralGames(_)
                 | Refusal::NoGame(_)
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate

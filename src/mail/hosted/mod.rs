@@ -63,12 +63,48 @@ impl super::Referee for HostedReferee {
             let refusal = Refusal::TooLarge(limit);
             return self.refuse_keyless(&secrets, letter, &from, &refusal, postman);
         }
-        let verified = letter.keys.iter().find_map(|token| secrets.check(token));
-        match verified {
-            Some((id, side)) => self.in_game(&secrets, letter, &from, id, side, postman),
-            None => self.keyless(&secrets, letter, &from, postman),
+        let (naming, listed) = letter.keys.split_at(letter.naming_keys);
+        let verified = naming.iter().find_map(|token| secrets.check(token));
+        let mut games: Vec<(GameId, Side)> = Vec::new();
+        for game in listed.iter().filter_map(|token| secrets.check(token)) {
+            if !games.iter().any(|(id, _)| *id == game.0) {
+                games.push(game);
+            }
+        }
+        match (verified, games.as_slice()) {
+            (Some((id, side)), _) => self.in_game(&secrets, letter, &from, id, side, postman),
+            (None, [(id, side)]) => {
+                self.in_game(&secrets, letter, &from, id.clone(), *side, postman)
+            }
+            // A `games` answer quoted, and a move: which game is not ours to pick.
+            (None, [_, _, ..]) if about_one_game(letter) => {
+                let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
+                let refusal = Refusal::SeveralGames(ids.join(", "));
+                self.refuse_keyless(&secrets, letter, &from, &refusal, postman)
+            }
+            _ => self.keyless(&secrets, letter, &from, postman),
         }
     }
+}
+
+/// Does the mail ask anything of one game: a move, an offer or answer,
+/// its board? (`games`, `history`, `ratings` and help are for anyone.)
+fn about_one_game(letter: &Letter) -> bool {
+    let general = |c: &Command| {
+        matches!(
+            c,
+            Command::Games
+                | Command::History
+                | Command::Ratings(_)
+                | Command::Help
+                | Command::HelpRules(_)
+        )
+    };
+    letter.writes_a_move()
+        || letter
+            .commands
+            .as_ref()
+            .is_ok_and(|commands| !commands.iter().all(general))
 }
 
 impl HostedReferee {
