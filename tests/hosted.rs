@@ -2267,6 +2267,33 @@ fn a_turn_made_on_the_board_alone_is_the_move_and_a_line_beside_another_plays_ne
     }
 }
 
+/// A condition on half a turn (Bob's c earns him a free turn) is dropped,
+/// with a note to its writer that says why within the line width (the
+/// test postman checks every line).
+#[test]
+fn a_condition_on_half_a_turn_is_dropped_with_a_note_that_fits_the_line() {
+    let world = World::new("half-a-turn");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nMessage-ID: <ht@x>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "ht1@x"));
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &to(&out, ALICE),
+        "move a\nif c then d",
+        "ht2@x",
+    ));
+    let words = to(&out, ALICE)
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("if c then d: dropped, c is not a whole turn of Bob's"),
+        "{words}"
+    );
+}
+
 /// `body` with its grid drawn as `sheet`'s, every other line kept.
 fn drawn_board(body: &str, sheet: &Sheet) -> String {
     let grid = |text: &str| -> Vec<String> {

@@ -4,7 +4,7 @@
 
 use super::letter::Letter;
 use super::refusal::Refusal;
-use crate::engine::{Pit, PlayedSowing, Side, Sowing};
+use crate::engine::{ParsePitError, Pit, PlayedSowing, Side, Sowing};
 use crate::sheet::{self, written, RawSheet, Sheet};
 
 /// A sheet and the move the mail asks for.
@@ -270,6 +270,11 @@ pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
         Ok(sowings) if !sowings.is_empty() => Some(Ok(sowings)),
         Ok(_) if colon => Some(Err(Refusal::NoMove)),
         Err(error) if colon || rest.split_whitespace().count() == 1 => {
+            // Each told at most so long (a word of hundreds of letters).
+            let error = match error {
+                ParsePitError::Pit(word) => ParsePitError::Pit(super::refusal::echo(&word)),
+                other => other,
+            };
             Some(Err(Refusal::BadMoveLine {
                 text: super::refusal::echo(rest),
                 error,
@@ -310,6 +315,18 @@ mod tests {
             told.contains("'z' is not a pit") && !told.contains("a to h"),
             "{told}"
         );
+        // A word of hundreds of letters is told cut, both times.
+        let long = "x".repeat(300);
+        let told = move_line(&format!("move {long}"))
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            told.matches(&format!("{}...'", "x".repeat(60))).count(),
+            2,
+            "{told}"
+        );
+        assert!(!told.contains(&"x".repeat(61)), "{told}");
     }
 
     #[test]

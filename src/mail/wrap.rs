@@ -8,11 +8,29 @@ pub const LINE_WIDTH: usize = 72;
 /// spaces. An indented line (a table's) is left whole, and a double space
 /// is never a break: it sets off what to write, as in  move <pit>.
 pub fn fill(text: &str) -> String {
+    fill_to(text, LINE_WIDTH)
+}
+
+/// One item of a list, `text` filled under `indent` (each of its lines
+/// starts with it), within [`LINE_WIDTH`] in all.
+pub fn item(indent: &str, text: &str) -> String {
+    let width = LINE_WIDTH.saturating_sub(indent.chars().count());
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in fill_to(text, width).split_inclusive('\n') {
+        out.push_str(indent);
+        out.push_str(line);
+    }
+    out
+}
+
+fn fill_to(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
         let mut rest = line;
-        while rest.trim_end().chars().count() > LINE_WIDTH && !rest.starts_with(' ') {
-            let Some(at) = break_at(rest) else { break };
+        while rest.trim_end().chars().count() > width && !rest.starts_with(' ') {
+            let Some(at) = break_at(rest, width) else {
+                break;
+            };
             out.push_str(&rest[..at]);
             out.push('\n');
             rest = &rest[at + 1..];
@@ -22,14 +40,14 @@ pub fn fill(text: &str) -> String {
     out
 }
 
-/// The last single space of `line` within [`LINE_WIDTH`] columns, else its
-/// first one past them.
-fn break_at(line: &str) -> Option<usize> {
+/// The last single space of `line` within `width` columns, else its first
+/// one past them.
+fn break_at(line: &str, width: usize) -> Option<usize> {
     let bytes = line.as_bytes();
     let single = |i: &usize| bytes[*i] == b' ' && bytes[*i - 1] != b' ' && bytes[*i + 1] != b' ';
     let limit = line
         .char_indices()
-        .nth(LINE_WIDTH)
+        .nth(width)
         .map_or(line.len(), |(i, _)| i);
     let inside = 1..limit.min(line.len().saturating_sub(1));
     let beyond = limit..line.len().saturating_sub(1);
@@ -61,6 +79,14 @@ mod tests {
         let filled = fill(&offer);
         assert!(filled.contains("  accept  or  decline."), "{filled}");
         assert_eq!(fill("word"), "word");
+        let listed = item("  ", &long);
+        assert!(listed.lines().count() > 1, "{listed}");
+        for line in listed.lines() {
+            assert!(
+                line.starts_with("  ") && line.chars().count() <= LINE_WIDTH,
+                "{line:?}"
+            );
+        }
         assert_eq!(
             fill(&"x".repeat(100)),
             "x".repeat(100),

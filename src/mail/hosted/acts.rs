@@ -14,6 +14,7 @@ use crate::mail::command::Command;
 use crate::mail::letter::Letter;
 use crate::mail::play::{line_move, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
+use crate::mail::wrap;
 use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, StoreError};
 
@@ -361,10 +362,9 @@ impl Scene<'_> {
             )
         };
         if cut {
-            let _ = write!(
-                said,
-                "\n  Only the first {CONDITIONS} if lines are read; the rest are dropped."
-            );
+            let only =
+                format!("Only the first {CONDITIONS} if lines are read; the rest are dropped.");
+            let _ = write!(said, "\n{}", wrap::item("  ", &only));
         }
         for (condition, why) in dropped {
             let reply = written(&condition.reply);
@@ -376,7 +376,8 @@ impl Scene<'_> {
                 Dropped::Repeated => "an earlier line answers the same turn".to_string(),
                 Dropped::Answer(refusal) => self.refusal(refusal.clone()).to_string(),
             };
-            let _ = write!(said, "\n  {}: dropped, {why}.", if_line(condition));
+            let dropped = format!("{}: dropped, {why}.", if_line(condition));
+            let _ = write!(said, "\n{}", wrap::item("  ", &dropped));
         }
         said
     }
