@@ -79,7 +79,7 @@ mod tests {
         let filled = fill(&offer);
         assert!(filled.contains("  accept  or  decline."), "{filled}");
         assert_eq!(fill("word"), "word");
-        let listed = item("  ", &long);
+        let listed = item("  ", long);
         assert!(listed.lines().count() > 1, "{listed}");
         for line in listed.lines() {
             assert!(
