@@ -15,6 +15,9 @@ use crate::sheet::Sheet;
 
 /// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
 pub const COMMENT_WIDTH: usize = 68;
+/// The longest name kept, in characters: its sheet's address line,
+/// quoted twice, still fits a mail line.
+pub const NAME_LENGTH: usize = 30;
 /// Line prefix of the referee's own notes inside a body.
 pub const INDENT: &str = "    ";
 pub const SIGNATURE_LINE: &str = "mancala-referee: pits are letters from each player's own left";
@@ -278,7 +281,19 @@ pub fn clean_name(name: &str) -> String {
         .chars()
         .filter(|c| !matches!(c, '|' | '<' | '>' | '"'))
         .collect();
-    let name: String = text::clean_text(&kept).chars().take(30).collect();
+    let name = text::clean_text(&kept);
+    let name = name.trim();
+    // A longer name is cut at a word where it can be.
+    let name = match name.char_indices().nth(NAME_LENGTH) {
+        Some((cut, _)) => {
+            let head = &name[..cut];
+            match head.rfind(' ') {
+                Some(space) if space > 0 => &head[..space],
+                _ => head,
+            }
+        }
+        None => name,
+    };
     if name.trim().is_empty() {
         "Player".to_string()
     } else {
@@ -304,6 +319,9 @@ mod tests {
     fn names_cannot_carry_structure_or_control_characters() {
         assert_eq!(clean_name("Bob\r\nBcc: x | <y>"), "Bob Bcc: x y");
         assert_eq!(clean_name("  "), "Player");
+        let long = "Zoë Ångström-Çelik de la Fuente y Martínez-Villalobos de Castilla";
+        assert_eq!(clean_name(long), "Zoë Ångström-Çelik de la");
+        assert_eq!(clean_name(&"x".repeat(100)), "x".repeat(NAME_LENGTH));
     }
 
     #[test]
