@@ -138,6 +138,11 @@ pub enum GameRefusal {
     },
     /// No offer of the opponent's stands to be answered.
     NoOffer,
+    /// The only offer standing is the answerer's own, for `to` to answer.
+    OwnOffer {
+        kind: OfferKind,
+        to: Side,
+    },
     /// The mail answered is older than `by`'s offer, which stands now.
     OfferSince {
         by: Side,
@@ -387,7 +392,15 @@ impl HostedGame {
     /// not which. A takeback is accepted on the board as it stands: the
     /// turn it undoes may have gone on since (a bonus sowing played).
     fn open_offer(&self, side: Side, answering: Option<u32>) -> Result<Offer, GameRefusal> {
-        let offer = self.offer_to(side).cloned().ok_or(GameRefusal::NoOffer)?;
+        let Some(offer) = self.offer_to(side).cloned() else {
+            return Err(match self.offer_to(side.other()) {
+                Some(own) => GameRefusal::OwnOffer {
+                    kind: own.kind,
+                    to: side.other(),
+                },
+                None => GameRefusal::NoOffer,
+            });
+        };
         match answering {
             Some(event) if event < offer.event => Err(GameRefusal::OfferSince {
                 by: offer.by,

@@ -247,7 +247,7 @@ fn turn_numbers_in_board_analysis_and_history_are_the_logs_numbered_lines() {
     let out = referee.reply(ALICE, &finished, "history");
     let body = to(&out, ALICE).body;
     assert!(
-        says(&body, "Alice wins (Bob resigned) after 3 turns"),
+        says(&body, "Alice wins (Bob resigned) after 3 lines of the log"),
         "{body}"
     );
 }

@@ -2441,6 +2441,14 @@ fn a_draw_offered_against_a_standing_draw_offer_agrees_it_and_a_replaced_offer_i
     for mail in &out {
         assert!(words(&mail.body).contains("It replaces"), "{}", mail.body);
     }
+    // Bob's `accept` of his own offer is told whose it is to answer.
+    let own = world.deliver(&press_reply(BOB, &to(&out, BOB), "accept", "om3a@x"));
+    assert!(
+        words(&own[0].body).contains("the draw offer standing is yours: it waits for Alice"),
+        "{}",
+        own[0].body
+    );
+    assert!(!world.the_game().game().unwrap().is_over());
     assert!(
         words(&to(&out, ALICE).body).contains("It replaces your takeback"),
         "{}",
@@ -2456,9 +2464,13 @@ fn a_draw_offered_against_a_standing_draw_offer_agrees_it_and_a_replaced_offer_i
     let ended = to(&out, BOB);
     let out = world.deliver(&press_reply(BOB, &ended, "accept", "om5@x"));
     assert!(out[0].body.contains("the game is over"), "{}", out[0].body);
-    // One line of the log: "after 1 turn".
+    // One line of the log, said so.
     let out = world.deliver(&press_reply(BOB, &ended, "history", "om6@x"));
-    assert!(out[0].body.contains("after 1 turn\n"), "{}", out[0].body);
+    let history = words(&out[0].body);
+    assert!(
+        history.contains("after 1 line of the log The game"),
+        "{history}"
+    );
 }
 
 /// A garbled move line beside a move written in the log of the latest

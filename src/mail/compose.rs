@@ -121,7 +121,8 @@ pub fn next_for(sheet: &Sheet, reader: crate::engine::Side) -> Next<'static> {
     }
 }
 
-/// `Alice wins 28-20`, `a draw, 24-24`, `Bob wins (Alice resigned)`.
+/// `Alice wins 28-20`, `a draw, 24-24`, `Bob wins (Alice resigned)`,
+/// `Bob wins (no stones left to move, which wins in Waurie), stores 21-25`.
 pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
     use crate::engine::EndReason;
     match outcome.winner {
@@ -133,6 +134,13 @@ pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
             match outcome.reason {
                 EndReason::Resignation => format!("{name} wins ({loser} resigned)"),
                 EndReason::Forfeit => format!("{name} wins ({loser} ran out of time)"),
+                // Waurie's winner may hold fewer stones: the stores, not a score.
+                EndReason::CannotMove | EndReason::FirstEmpty => format!(
+                    "{name} wins ({}), stores {}-{}",
+                    outcome.reason.describe(),
+                    outcome.score_of(winner),
+                    outcome.score_of(winner.other())
+                ),
                 _ => format!(
                     "{name} wins {}-{}",
                     outcome.score_of(winner),
@@ -304,6 +312,26 @@ pub fn clean_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_waurie_winner_with_fewer_stones_is_told_by_the_rule_not_a_score() {
+        use crate::engine::{EndReason, Outcome, Ruleset, Side};
+        use crate::sheet::Players;
+        let sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Alice", "Bob"));
+        let outcome = |reason| Outcome {
+            winner: Some(Side::North),
+            reason,
+            score: [25, 21],
+        };
+        assert_eq!(
+            result_words(&sheet, &outcome(EndReason::CannotMove)),
+            "Bob wins (no stones left to move, which wins in Waurie), stores 21-25"
+        );
+        assert_eq!(
+            result_words(&sheet, &outcome(EndReason::RowEmpty)),
+            "Bob wins 21-25"
+        );
+    }
 
     #[test]
     fn subjects_get_one_re() {

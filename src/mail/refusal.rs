@@ -23,6 +23,10 @@ impl Refusal {
                 rest: echo(&written(&rest)),
             },
             GameRefusal::NoOffer => Refusal::NoOffer,
+            GameRefusal::OwnOffer { kind, to } => Refusal::OwnOffer {
+                what: offered(kind),
+                name: name(to),
+            },
             GameRefusal::OfferSince { by, kind } => Refusal::OfferSince {
                 name: name(by),
                 what: offered(kind),
@@ -94,6 +98,8 @@ pub enum Refusal {
     OutOfDate,
     #[error("there is no offer to answer: accept and decline answer an invitation, a draw offer or a takeback; to offer a draw, write: offer draw")]
     NoOffer,
+    #[error("the {what} standing is yours: it waits for {name} to accept or decline it")]
+    OwnOffer { what: &'static str, name: String },
     #[error("your offer lapsed: the game ended in this mail; to play on, start another with a line: new GAME with ADDRESS")]
     OfferLapsed,
     #[error("the mail you answered is older than {name}'s {what}, which stands now: to answer it, reply to the mail that tells of it")]
@@ -181,7 +187,10 @@ fn in_your_words(error: &crate::engine::PlayError) -> String {
     let pit = error.pit;
     let why = match error.kind {
         PlayErrorKind::GameOver => return "The game is over.".to_string(),
-        PlayErrorKind::NoSuchPit => format!("There is no pit {pit} on this board."),
+        // Written as a letter or a digit: both said.
+        PlayErrorKind::NoSuchPit => {
+            format!("There is no pit {pit} ({}) on this board.", pit.index() + 1)
+        }
         PlayErrorKind::Empty => format!("Your {pit} is empty."),
         PlayErrorKind::StarvesOpponent => {
             format!("Your {pit} would leave your opponent with no stones, which the rules forbid.")
@@ -211,6 +220,14 @@ mod tests {
         assert_eq!(
             Refusal::Illegal(empty_pit()).to_string(),
             "Your a is empty. Legal: b, c, d, e, f."
+        );
+        // `move 7` on a board of 6: said in both spellings.
+        let rules = crate::engine::Ruleset::Wari.configure(None, None).unwrap();
+        let mut game = crate::engine::Game::new(rules, Side::South);
+        let seventh: Pit = "7".parse().unwrap();
+        assert_eq!(
+            Refusal::Illegal(game.play(seventh).unwrap_err()).to_string(),
+            "There is no pit g (7) on this board. Legal: a, b, c, d, e, f."
         );
     }
 
@@ -253,6 +270,10 @@ mod tests {
             },
             Refusal::OutOfDate,
             Refusal::NoOffer,
+            Refusal::OwnOffer {
+                what: "draw offer",
+                name: name(),
+            },
             Refusal::OfferLapsed,
             Refusal::OfferSince {
                 name: name(),
@@ -312,6 +333,7 @@ mod tests {
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate
                 | Refusal::NoOffer
+                | Refusal::OwnOffer { .. }
                 | Refusal::OfferLapsed
                 | Refusal::OfferSince { .. }
                 | Refusal::OneOfferAMail

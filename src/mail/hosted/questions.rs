@@ -278,9 +278,10 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
         };
         let ended = record.ended().unwrap_or(record.last_activity);
         let sheet = sheet_of(record, game.clone());
+        // Counted as `board N` counts: the log's numbered lines.
         let turns = match log_lines(record) {
-            1 => "1 turn".to_string(),
-            lines => format!("{lines} turns"),
+            1 => "1 line of the log".to_string(),
+            lines => format!("{lines} lines of the log"),
         };
         let rated = if record.computer.is_some() {
             " (against the computer, unrated)"
@@ -305,7 +306,7 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
     finished.sort_by_key(|f| std::cmp::Reverse(f.0));
     let mut out = String::from("Your finished games, the latest first:\n\n");
     for (_, line) in finished {
-        let _ = writeln!(out, "  {line}");
+        let _ = writeln!(out, "{}", crate::mail::wrap::item("  ", &line));
     }
     out
 }
