@@ -5,7 +5,7 @@
 
 use super::command::{command_line, Command};
 use super::compose::reply_subject;
-use super::compose::{is_referee_text, COMMENT_WIDTH};
+use super::compose::{is_referee_text, COMMENT_WIDTH, SIGNATURE_LINE};
 use super::incoming::{Incoming, Mailbox};
 use super::play::move_line;
 use super::refusal::Refusal;
@@ -202,10 +202,25 @@ fn identity_of(mail: &Incoming, raw: &[u8]) -> MailKey {
 /// The sender's own lines: not quoted, not an attribution, above any
 /// pasted copy of the referee's own text.
 fn own_lines(text: &str, referee: &Identity) -> Vec<(usize, String)> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
     let mut own = Vec::new();
-    for (i, line) in text::own_lines(text) {
+    // The referee's mail pasted unquoted is its, not the sender's: to its
+    // signature line, or, pasted indented, to a line indented less.
+    let mut pasted: Option<usize> = None;
+    for (i, line) in text::own_lines(text, SIGNATURE_LINE) {
+        if line.trim() == SIGNATURE_LINE {
+            pasted = None;
+            continue;
+        }
+        if let Some(depth) = pasted {
+            if line.trim().is_empty() || indent(line) >= depth {
+                continue;
+            }
+            pasted = None;
+        }
         if is_referee_text(line) {
-            break; // the referee's mail pasted unquoted: all below is its
+            pasted = Some(indent(line));
+            continue;
         }
         if referee.is_named_in(line) && !tokens(line).is_empty() {
             continue;
@@ -378,6 +393,42 @@ mod tests {
             ["k7q2mx-0123456789ab"],
             "the key is still read"
         );
+    }
+
+    /// A copy pasted indented ends at the first line indented less, one
+    /// pasted whole at its signature: the move below either is the
+    /// sender's; a line indented as the copy is still the referee's.
+    #[test]
+    fn a_pasted_copy_ends_at_its_signature_or_its_indent() {
+        let copy = "Wari k7q2mx: your move — Bob played a.\n\nresign\n\n\
+                    Your key for game k7q2mx: k7q2mx-0123456789ab\n";
+        let signed = format!("{copy}\n-- \n{SIGNATURE_LINE}\n");
+        let indented =
+            |text: &str| -> String { text.lines().map(|l| format!("    {l}\n")).collect() };
+        for (n, pasted) in [signed.clone(), indented(copy), indented(&signed)]
+            .into_iter()
+            .enumerate()
+        {
+            let letter = read(&format!(
+                "From: b@x.example\n\nHere it is:\n\n{pasted}\nmove c\n"
+            ));
+            let own: Vec<&str> = letter
+                .own
+                .iter()
+                .map(|(_, l)| l.trim())
+                .filter(|l| !l.is_empty())
+                .collect();
+            assert_eq!(own, ["Here it is:", "move c"], "paste {n}");
+            let c = crate::sheet::parse_sowings("c").unwrap();
+            assert_eq!(
+                letter.commands,
+                Ok(vec![Command::Move(c)]),
+                "paste {n}: no resign"
+            );
+        }
+        // Pasted whole but unsigned: all below is the copy's.
+        let letter = read(&format!("From: b@x.example\n\n{copy}\nmove c\n"));
+        assert_eq!(letter.commands, Ok(vec![]));
     }
 
     #[test]

@@ -203,13 +203,19 @@ pub fn is_quoted(line: &str) -> bool {
 /// before any quoted original (Outlook's `-----Original Message-----` or
 /// its header block), never quoted lines or attribution lines ("On ...
 /// wrote:", wrapped or not, in the languages mail clients write them).
-/// Each comes with its index in `text.lines()`.
-pub fn own_lines(text: &str) -> Vec<(usize, &str)> {
+/// Each comes with its index in `text.lines()`. A signature separator
+/// indented, or followed by `pasted_signature` (the referee's, in a copy
+/// of its mail pasted unquoted), is not the player's signature.
+pub fn own_lines<'a>(text: &'a str, pasted_signature: &str) -> Vec<(usize, &'a str)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut own: Vec<(usize, &str)> = Vec::new();
     for (i, &line) in lines.iter().enumerate() {
         let trimmed = line.trim();
-        if line.trim_end_matches('\r') == "-- " || trimmed == "--" {
+        let pasted = line.starts_with(char::is_whitespace)
+            || lines.get(i + 1).is_some_and(|next| {
+                !pasted_signature.is_empty() && next.trim() == pasted_signature
+            });
+        if trimmed == "--" && !pasted {
             break; // the signature
         }
         let lower = trimmed.to_lowercase();
@@ -395,7 +401,7 @@ mod tests {
     #[test]
     fn attribution_lines_are_never_the_players_own() {
         let own = |text: &str| -> Vec<String> {
-            own_lines(text)
+            own_lines(text, "")
                 .into_iter()
                 .map(|(_, l)| l.to_string())
                 .collect()
@@ -433,10 +439,10 @@ mod tests {
     #[test]
     fn own_lines_stop_at_signatures_and_originals() {
         let text = "move c\nOn Mon, Bill wrote:\n> quoted\nmine\n-- \nBob | 555 1234\n";
-        let own: Vec<&str> = own_lines(text).into_iter().map(|(_, l)| l).collect();
+        let own: Vec<&str> = own_lines(text, "").into_iter().map(|(_, l)| l).collect();
         assert_eq!(own, ["move c", "mine"]);
         let outlook = "move d\n\n-----Original Message-----\nFrom: referee\nmove <pit>\n";
-        let own: Vec<&str> = own_lines(outlook).into_iter().map(|(_, l)| l).collect();
+        let own: Vec<&str> = own_lines(outlook, "").into_iter().map(|(_, l)| l).collect();
         assert_eq!(own, ["move d", ""]);
     }
 }
