@@ -162,10 +162,8 @@ pub enum GameRefusal {
 }
 
 /// Plays `sowings` as one turn of `side` (a bonus sowing lets the turn go
-/// on): all of them, or none and why. A turn begun already (`f-?`) may be
-/// written whole (`f-a`), as in the log: what it repeats is not sown again.
+/// on): all of them, or none and why.
 pub fn sow_turn(game: &mut Game, side: Side, sowings: &[Pit]) -> Result<Vec<Sowing>, GameRefusal> {
-    let sowings = rest_of_turn(game, side, sowings);
     let before = game.clone();
     let mut sowed = Vec::new();
     for (i, &pit) in sowings.iter().enumerate() {
@@ -185,24 +183,6 @@ pub fn sow_turn(game: &mut Game, side: Side, sowings: &[Pit]) -> Result<Vec<Sowi
         }
     }
     Ok(sowed)
-}
-
-/// `sowings` past the sowings of `side`'s turn in progress, when they
-/// begin with them and go on; else all of them.
-fn rest_of_turn<'a>(game: &Game, side: Side, sowings: &'a [Pit]) -> &'a [Pit] {
-    let Some(begun) = game.turns().last().filter(|turn| {
-        game.to_move() == Some(side) && turn.first().is_some_and(|s| s.side == side)
-    }) else {
-        return sowings;
-    };
-    let repeats = begun
-        .iter()
-        .zip(sowings)
-        .all(|(sown, pit)| sown.pit == *pit);
-    match sowings.get(begun.len()..) {
-        Some(rest) if repeats && !rest.is_empty() => rest,
-        _ => sowings,
-    }
 }
 
 impl HostedGame {

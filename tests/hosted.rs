@@ -831,6 +831,17 @@ fn a_move_in_reply_to_a_games_answer_of_several_games_plays_in_none() {
     );
     let out = world.deliver(&press_reply(ALICE, &games, "games", "g7@x"));
     assert!(out[0].body.contains("Your games here"), "{}", out[0].body);
+    // `new` is no game's: it invites.
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &games,
+        "new wari with Carol <carol@players.example>",
+        "g8@x",
+    ));
+    assert!(
+        out.iter().any(|o| o.to.address == "carol@players.example"),
+        "{out:#?}"
+    );
 }
 
 #[test]

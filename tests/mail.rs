@@ -587,6 +587,64 @@ fn a_log_whose_question_mark_is_deleted_is_no_move_of_the_writer() {
     assert_eq!(addresses(&[out]), ["bob@players.example"]);
 }
 
+/// A turn begun by mail (`f-?`) finished in the log, the whole turn
+/// written (`f-f-a`, f sown once more, as it holds a stone again): every
+/// sowing of it is played; and the whole turn on a line beside the same
+/// log (`c-f`, where c is empty now) agrees with it.
+#[test]
+fn a_turn_begun_by_mail_is_finished_whole_in_the_log_and_on_a_line() {
+    let alice = |words: &str, sheet: &str| {
+        let quoted = quote(sheet);
+        format!("From: alice@players.example\nTo: {REFEREE}\nSubject: Re: x\n\n{words}\n\n{quoted}")
+            .into_bytes()
+    };
+    let with_addresses = |mut sheet: Sheet| {
+        sheet.players.south.address = Some("alice@players.example".into());
+        sheet.players.north.address = Some("bob@players.example".into());
+        sheet
+    };
+    // South's f holds 14: it goes round, back into f, and ends in her store.
+    let lap = mancala::engine::Position::set_up(
+        Ruleset::Kalah.rules(),
+        &[0, 0, 0, 0, 0, 14],
+        &[4; 6],
+        Some([5, 5]),
+        Side::South,
+    )
+    .unwrap();
+    let mut sheet = with_addresses(Sheet::from_position(lap, Players::named("Alice", "Bob")));
+    sheet.play(&parse_sowings("f").unwrap()).unwrap();
+    assert_eq!(sheet.game.to_move(), Some(Side::South));
+    let text = sheet.to_string();
+    assert!(text.contains("f-?"), "{text}");
+    let out = reply(&alice("", &text.replacen("f-?", "f-f-a", 1)));
+    let after = Sheet::parse(&out.body).unwrap();
+    assert_eq!(after.game.to_move(), Some(Side::North), "{}", out.body);
+    let sown: Vec<String> = after
+        .game
+        .sowings()
+        .iter()
+        .map(|s| s.pit.to_string())
+        .collect();
+    assert_eq!(sown, ["f", "f", "a"], "{}", out.body);
+
+    let mut begun = with_addresses(Sheet::new(
+        Ruleset::Kalah.rules(),
+        Players::named("Alice", "Bob"),
+    ));
+    begun.play(&parse_sowings("c").unwrap()).unwrap();
+    let finished = begun.to_string().replacen("c-?", "c-f", 1);
+    let out = reply(&alice("move c-f", &finished));
+    let after = Sheet::parse(&out.body).unwrap();
+    let sown: Vec<String> = after
+        .game
+        .sowings()
+        .iter()
+        .map(|s| s.pit.to_string())
+        .collect();
+    assert_eq!(sown, ["c", "f"], "{}", out.body);
+}
+
 #[test]
 fn a_move_for_the_other_player_is_refused() {
     let mut sheet = source_sheet("referee-super-wari.eml");

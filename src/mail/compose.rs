@@ -220,14 +220,10 @@ pub fn sheet_body_drawn(
 /// The key paragraph of a mail to one player of game `id`, with the
 /// `commands` that work in that game now (`help` has them all).
 pub fn key_block(id: &str, token: &str, commands: &str) -> String {
-    let commands = text::wrap(
-        &format!("Commands, one a line: {commands}, help (all)."),
-        72,
-    );
+    let commands = fill(&format!("Commands, one a line: {commands}, help (all)."));
     format!(
         "\n{KEY_LINE}{id}: {token}\nIt proves a mail is yours: replies to this mail carry it. Keep it\n\
-         in the quoted text if your mail program drops the Reply-To address.\n{}\n",
-        commands.join("\n")
+         in the quoted text if your mail program drops the Reply-To address.\n{commands}\n"
     )
 }
 
@@ -293,6 +289,8 @@ pub fn clean_name(name: &str) -> String {
     let name = name.trim();
     // A longer name is cut at a word where it can be.
     let name = match name.char_indices().nth(NAME_LENGTH) {
+        // A space just past the limit: the words before it fit whole.
+        Some((cut, ' ')) => &name[..cut],
         Some((cut, _)) => {
             let head = &name[..cut];
             match head.rfind(' ') {
@@ -350,6 +348,10 @@ mod tests {
         let long = "Zoë Ångström-Çelik de la Fuente y Martínez-Villalobos de Castilla";
         assert_eq!(clean_name(long), "Zoë Ångström-Çelik de la");
         assert_eq!(clean_name(&"x".repeat(100)), "x".repeat(NAME_LENGTH));
+        assert_eq!(
+            clean_name("Maria Teresa de la Fuente Ruiz y Castillo"),
+            "Maria Teresa de la Fuente Ruiz"
+        );
     }
 
     #[test]

@@ -205,15 +205,18 @@ fn own_lines(text: &str, referee: &Identity) -> Vec<(usize, String)> {
     let indent = |line: &str| line.len() - line.trim_start().len();
     let mut own = Vec::new();
     // The referee's mail pasted unquoted is its, not the sender's: to its
-    // signature line, or, pasted indented, to a line indented less.
+    // signature line, or, pasted indented, to a line indented less after a
+    // blank one (not a long line's end wrapped by a mail program).
     let mut pasted: Option<usize> = None;
+    let mut blank_before = false;
     for (i, line) in text::own_lines(text, SIGNATURE_LINE) {
+        let blank = std::mem::replace(&mut blank_before, line.trim().is_empty());
         if line.trim() == SIGNATURE_LINE {
             pasted = None;
             continue;
         }
         if let Some(depth) = pasted {
-            if line.trim().is_empty() || indent(line) >= depth {
+            if line.trim().is_empty() || indent(line) >= depth || !blank {
                 continue;
             }
             pasted = None;
@@ -426,6 +429,11 @@ mod tests {
                 "paste {n}: no resign"
             );
         }
+        // Pasted indented, a long line wrapped back to the margin: still the copy.
+        let wrapped = indented(copy).replacen("your move — ", "your move —\n", 1);
+        let letter = read(&format!("From: b@x.example\n\n{wrapped}\nmove c\n"));
+        let c = crate::sheet::parse_sowings("c").unwrap();
+        assert_eq!(letter.commands, Ok(vec![Command::Move(c)]), "no resign");
         // Pasted whole but unsigned: all below is the copy's.
         let letter = read(&format!("From: b@x.example\n\n{copy}\nmove c\n"));
         assert_eq!(letter.commands, Ok(vec![]));

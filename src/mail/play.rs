@@ -4,7 +4,7 @@
 
 use super::letter::Letter;
 use super::refusal::Refusal;
-use crate::engine::{ParsePitError, Pit, PlayedSowing, Side, Sowing};
+use crate::engine::{Game, ParsePitError, Pit, PlayedSowing, Side, Sowing};
 use crate::sheet::{self, written, RawSheet, Sheet};
 
 /// A sheet and the move the mail asks for.
@@ -48,6 +48,32 @@ pub fn line_move(
         return Err(Refusal::SeveralMoves(list.join(", ")));
     }
     Ok(moves.pop())
+}
+
+/// A move line's sowings, read against `game`: the sowings to make now,
+/// or, a turn begun (`f-?`) written whole (`move f-a`), its rest, where
+/// the line as written cannot be sown (f is empty now).
+pub fn line_turn(game: &Game, sowings: Vec<Pit>) -> Vec<Pit> {
+    let Some(side) = game.to_move() else {
+        return sowings;
+    };
+    let begun = game
+        .turns()
+        .last()
+        .filter(|turn| turn.first().is_some_and(|s| s.side == side))
+        .unwrap_or_default();
+    let repeats = begun
+        .iter()
+        .zip(&sowings)
+        .all(|(sown, pit)| sown.pit == *pit);
+    let rest = sowings.get(begun.len()..).unwrap_or_default();
+    if begun.is_empty() || !repeats || rest.is_empty() {
+        return sowings;
+    }
+    match crate::hosted::sow_turn(&mut game.clone(), side, &sowings) {
+        Ok(_) => sowings,
+        Err(_) => rest.to_vec(),
+    }
 }
 
 /// Who wrote a mail, and what of the game the referee has played: a turn
@@ -96,9 +122,10 @@ pub fn read_request(
         }
     };
     let (sheet, log_move) = read?;
+    let line = line.map(|line| line_turn(&sheet.game, line));
     let sowings = match (line, log_move) {
         (None, None) => match &letter.subject_move {
-            Some(subject) => subject.clone(),
+            Some(subject) => line_turn(&sheet.game, subject.clone()),
             None => return Err((Refusal::NoMove, Some(Box::new(sheet)))),
         },
         (None, Some(log)) => log,

@@ -57,7 +57,9 @@ impl Postman for Stub {
         // spaces, aside); a single word may not.
         for line in mail.body.lines() {
             let sheet = line.starts_with("South: ") || line.starts_with("North: ");
-            let table = line.trim_start().contains("  ");
+            // A table's line: indented, its columns set off by two spaces
+            // (prose sets off what to write so too, and is checked).
+            let table = line.starts_with(' ') && line.trim_start().contains("  ");
             let own = !sheet && !table && !line.starts_with(['>', '|', '+']);
             assert!(
                 !own || line.chars().count() <= 72 || !line.contains(' '),

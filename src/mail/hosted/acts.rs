@@ -8,11 +8,11 @@
 use std::fmt::Write as _;
 
 use super::{Decision, Did, Scene};
-use crate::engine::{Pit, Side};
+use crate::engine::{Game, Pit, Side};
 use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{line_move, makes_move, turn_words, Quoted};
+use crate::mail::play::{line_move, line_turn, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::mail::wrap;
 use crate::sheet::written;
@@ -248,7 +248,7 @@ impl Scene<'_> {
         };
         let may = self.game.may_play(side, &seen);
         may.map_err(|refusal| self.refusal(refusal))?;
-        let sowings = move_of(letter, quoted)?;
+        let sowings = move_of(letter, quoted, self.game.game())?;
         let played = self.game.play(side, &sowings, now);
         played.map_err(|refusal| self.refusal(refusal))
     }
@@ -578,11 +578,15 @@ fn if_line(condition: &Conditional) -> String {
 /// The move a mail makes: its move line (none garbled, no other move
 /// beside it, none other made on the sheet it quotes), else the move made
 /// on that sheet, else the one in its subject.
-fn move_of(letter: &Letter, quoted: Option<&Quoted>) -> Result<Vec<Pit>, Refusal> {
+fn move_of(letter: &Letter, quoted: Option<&Quoted>, game: &Game) -> Result<Vec<Pit>, Refusal> {
     match (line_move(letter, |_| false)?, quoted) {
         (Some(_), Some(Err((disagree @ Refusal::Disagree { .. }, _)))) => Err(disagree.clone()),
-        (Some(line), _) => Ok(line),
+        (Some(line), _) => Ok(line_turn(game, line)),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
-        (None, _) => letter.subject_move.clone().ok_or(Refusal::NoMove),
+        (None, _) => letter
+            .subject_move
+            .clone()
+            .map(|subject| line_turn(game, subject))
+            .ok_or(Refusal::NoMove),
     }
 }

@@ -87,8 +87,9 @@ impl super::Referee for HostedReferee {
     }
 }
 
-/// Does the mail ask anything of one game: a move, an offer or answer,
-/// its board? (`games`, `history`, `ratings` and help are for anyone.)
+/// Does the mail ask anything of one game: a move (on a line, garbled or
+/// not, or on a sheet it quotes), an offer or answer, its board? (`games`,
+/// `history`, `ratings`, help and `new` are no game's.)
 fn about_one_game(letter: &Letter) -> bool {
     let general = |c: &Command| {
         matches!(
@@ -98,9 +99,13 @@ fn about_one_game(letter: &Letter) -> bool {
                 | Command::Ratings(_)
                 | Command::Help
                 | Command::HelpRules(_)
+                | Command::New { .. }
         )
     };
-    letter.writes_a_move()
+    !letter.move_lines.is_empty()
+        || letter.subject_move.is_some()
+        || crate::sheet::RawSheet::find(&letter.mail.text)
+            .is_ok_and(|raw| !raw.awaits && !raw.result_shown)
         || letter
             .commands
             .as_ref()
@@ -588,8 +593,7 @@ pub fn help_text(ruleset: Option<crate::engine::Ruleset>) -> String {
             _ => format!("{r} (variants {})", r.variant_names()),
         })
         .collect();
-    let games =
-        crate::mail::text::wrap(&format!("The games: {}.", games.join(", ")), 74).join("\n");
+    let games = wrap::fill(&format!("The games: {}.", games.join(", ")));
     match ruleset {
         Some(r) => format!(
             "{HELP}\n{games}\n\n{} in short:\n{}\nThe full rules, clarifications and all: a line  help rules {}\n",
@@ -610,7 +614,7 @@ pub fn game_help_text(rules: &crate::engine::Rules) -> String {
             "This game is played as the variant {}: {}.",
             variant.name, variant.summary
         );
-        text.push_str(&crate::mail::text::wrap(&line, 74).join("\n"));
+        text.push_str(&wrap::fill(&line));
         text.push('\n');
     }
     text
