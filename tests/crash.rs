@@ -306,10 +306,19 @@ fn kill_and_retry(
     );
     // strace ends as its tracee did: by SIGKILL (or exit 128 + 9).
     use std::os::unix::process::ExitStatusExt;
-    assert!(
-        killed.signal() == Some(9) || killed.code() == Some(137),
-        "{name}: {call} #{n} was not killed: {killed:?}"
-    );
+    let was_killed = killed.signal() == Some(9) || killed.code() == Some(137);
+    // How often the allocator grows the heap varies by a few bytes of
+    // input (a PID's digits): the nth `brk` may not come. Then the run
+    // went through whole, and must have done just what the first did.
+    if !was_killed && call == "brk" && killed.success() {
+        assert_eq!(
+            &outcome(store, out),
+            expected,
+            "{name}: {call} #{n} not reached"
+        );
+        return;
+    }
+    assert!(was_killed, "{name}: {call} #{n} was not killed: {killed:?}");
     // What the kill left: each game whose state owes replies is filed as
     // pending, so that `remind` sends them if the mail never comes again.
     for record in Store::open(store).unwrap().list().unwrap().games {
