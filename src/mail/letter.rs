@@ -82,8 +82,12 @@ impl Letter {
         let mut seen = std::collections::HashSet::new();
         keys.retain(|k| seen.insert(k.clone()));
         let naming_keys = keys.len();
-        let listed: Vec<String> = others.into_iter().flat_map(tokens).collect();
-        keys.extend(listed.into_iter().filter(|k| seen.insert(k.clone())));
+        keys.extend(
+            others
+                .into_iter()
+                .flat_map(tokens)
+                .filter(|k| seen.insert(k.clone())),
+        );
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
         let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);

@@ -211,11 +211,13 @@ pub fn own_lines<'a>(text: &'a str, pasted_signature: &str) -> Vec<(usize, &'a s
     let mut own: Vec<(usize, &str)> = Vec::new();
     for (i, &line) in lines.iter().enumerate() {
         let trimmed = line.trim();
-        let pasted = line.starts_with(char::is_whitespace)
-            || lines.get(i + 1).is_some_and(|next| {
-                !pasted_signature.is_empty() && next.trim() == pasted_signature
-            });
-        if trimmed == "--" && !pasted {
+        let pasted = || {
+            line.starts_with(char::is_whitespace)
+                || lines.get(i + 1).is_some_and(|next| {
+                    !pasted_signature.is_empty() && next.trim() == pasted_signature
+                })
+        };
+        if trimmed == "--" && !pasted() {
             break; // the signature
         }
         let lower = trimmed.to_lowercase();

@@ -102,8 +102,7 @@ fn about_one_game(letter: &Letter) -> bool {
                 | Command::New { .. }
         )
     };
-    !letter.move_lines.is_empty()
-        || letter.subject_move.is_some()
+    makes_move(letter, None)
         || crate::sheet::RawSheet::find(&letter.mail.text)
             .is_ok_and(|raw| !raw.awaits && !raw.result_shown)
         || letter
