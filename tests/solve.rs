@@ -55,6 +55,42 @@ fn solve_prints_the_exact_value_of_each_move() {
 }
 
 #[test]
+fn solve_at_least_proves_a_bound_with_each_first_moves() {
+    // Kalah with 2 stones a pit: South wins by 6 (e: +6, f: 0, the rest less).
+    let start = stdout(&run(&["new", "kalah", "--stones", "2"], b""));
+    let bound = |v: &str| -> serde_json::Value {
+        let out = run(&["solve", "-", "--json", "--at-least", v], start.as_bytes());
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).unwrap()
+    };
+    let reached = bound("6");
+    assert_eq!(
+        reached["bound"],
+        serde_json::json!({"at_least": 6}),
+        "{reached}"
+    );
+    assert_eq!(reached["moves"], serde_json::json!({"e": {"at_least": 6}}));
+    let missed = bound("7");
+    assert_eq!(
+        missed["bound"],
+        serde_json::json!({"at_most": 6}),
+        "{missed}"
+    );
+    let moves = missed["moves"].as_object().unwrap();
+    assert_eq!(moves.len(), 6, "every first move is searched: {missed}");
+    assert!(moves
+        .values()
+        .all(|m| m == &serde_json::json!({"at_most": 6})));
+    // A loss to prove as such: a negative bound is a bound, not an option.
+    let lost = bound("-20");
+    assert_eq!(
+        lost["bound"],
+        serde_json::json!({"at_least": -20}),
+        "{lost}"
+    );
+}
+
+#[test]
 fn analyze_marks_the_turn_that_let_the_win_go() {
     let sheet = gering();
     let played = run(&["move", "-", "f"], sheet.as_bytes());

@@ -176,6 +176,15 @@ pub enum Command {
         /// Solve a win-or-loss game (Waurie) by proof numbers (df-pn), not MTD(f)
         #[arg(long)]
         proof_numbers: bool,
+        /// Only prove whether the value is at least V, or at most V-1: far
+        /// cheaper than the value where the value is far from V
+        #[arg(
+            long,
+            value_name = "V",
+            allow_negative_numbers = true,
+            conflicts_with = "proof_numbers"
+        )]
+        at_least: Option<i32>,
         #[command(flatten)]
         search: SearchArgs,
     },

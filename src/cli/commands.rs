@@ -96,11 +96,17 @@ pub fn run(args: Args) -> CliResult {
             verbose,
             memory,
             proof_numbers,
+            at_least,
             search,
         } => super::solve::solve(
             &read_sheet(&file)?,
             json,
-            (verbose, memory, proof_numbers),
+            super::solve::SolveOptions {
+                verbose,
+                memory,
+                proof_numbers,
+                at_least,
+            },
             &search,
         ),
         Command::Analyze { file, json, search } => {

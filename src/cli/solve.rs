@@ -6,7 +6,7 @@ use std::path::Path;
 use mancala::engine::Rules;
 use mancala::opponent::Opponent;
 use mancala::sheet::Sheet;
-use mancala::solve::{analyze, Budget, Solution, Solver, Tables};
+use mancala::solve::{analyze, Budget, Proved, Solution, Solver, Tables};
 
 use super::args::SearchArgs;
 use super::{print, CliResult, Failure};
@@ -96,14 +96,26 @@ fn json_of(solution: &Solution) -> serde_json::Value {
     value
 }
 
-/// `mancala solve`; `verbose` reports each step, `memory` (MB) sizes the
-/// transposition table, `proof_numbers` solves Waurie by df-pn.
-pub fn solve(
-    sheet: &Sheet,
-    json: bool,
-    (verbose, memory, proof_numbers): (bool, Option<usize>, bool),
-    search: &SearchArgs,
-) -> CliResult {
+/// How `mancala solve` searches, beside its tables and budget.
+pub struct SolveOptions {
+    /// Report each step on standard error.
+    pub verbose: bool,
+    /// Megabytes for the transposition table.
+    pub memory: Option<usize>,
+    /// Solve Waurie by df-pn.
+    pub proof_numbers: bool,
+    /// Only prove whether the value reaches this bound.
+    pub at_least: Option<i32>,
+}
+
+/// `mancala solve`.
+pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchArgs) -> CliResult {
+    let SolveOptions {
+        verbose,
+        memory,
+        proof_numbers,
+        at_least,
+    } = options;
     let position = sheet.game.position();
     let tables = searched_with(search, position.rules())?;
     let mut solver = match memory {
@@ -124,6 +136,9 @@ pub fn solve(
         );
         solver = solver.traced(|step| eprintln!("mancala: {step}"));
     }
+    if let Some(bound) = at_least {
+        return bound_test(sheet, json, solver, bound, search.nodes);
+    }
     let solution = solver.solve(position);
     if json {
         return print(&format!("{}\n", json_of(&solution)));
@@ -142,6 +157,52 @@ pub fn solve(
         out.push_str(&format!("  {pit}: {value:+}\n"));
     }
     print(&out)
+}
+
+/// `mancala solve --at-least V`: whether the value reaches `bound`, and
+/// each first move's proven bound.
+fn bound_test(sheet: &Sheet, json: bool, mut solver: Solver, bound: i32, nodes: u64) -> CliResult {
+    let position = sheet.game.position();
+    let Some(test) = solver.at_least(position, bound) else {
+        return Err(Failure::data(format!(
+            "not proven within {nodes} positions (or play can cycle here, or the game \
+             has no exact search)"
+        )));
+    };
+    let proved = if test.holds {
+        Proved::AtLeast(bound)
+    } else {
+        Proved::AtMost(bound - 1)
+    };
+    if json {
+        let moves: serde_json::Map<String, serde_json::Value> = test
+            .moves
+            .iter()
+            .map(|(pit, p)| (pit.to_string(), json_of_bound(*p)))
+            .collect();
+        let value = serde_json::json!({
+            "bound": json_of_bound(proved),
+            "moves": moves,
+            "nodes": solver.nodes,
+        });
+        return print(&format!("{value}\n"));
+    }
+    let side = position.to_move();
+    let mut out = format!(
+        "value for {} ({side}) to move: {proved}\n",
+        sheet.name(side)
+    );
+    for (pit, p) in &test.moves {
+        out.push_str(&format!("  {pit}: {p}\n"));
+    }
+    print(&out)
+}
+
+fn json_of_bound(proved: Proved) -> serde_json::Value {
+    match proved {
+        Proved::AtLeast(v) => serde_json::json!({ "at_least": v }),
+        Proved::AtMost(v) => serde_json::json!({ "at_most": v }),
+    }
 }
 
 pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult {

@@ -20,7 +20,7 @@ pub mod tables;
 
 pub use analyze::{analyze, Analysis, TurnAnalysis};
 pub use check::Disagreement;
-pub use search::{Solution, Solver};
+pub use search::{BoundTest, Proved, Solution, Solver};
 pub use tables::{Budget, TableError, Tables, Written};
 
 use crate::engine::Position;

@@ -25,6 +25,31 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+/// What [`Solver::at_least`] proved: whether the position's value reaches
+/// the bound, and each first move searched (those after the first to
+/// reach it are not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundTest {
+    pub holds: bool,
+    pub moves: Vec<(Pit, Proved)>,
+}
+
+/// A proven bound on a value, for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proved {
+    AtLeast(i32),
+    AtMost(i32),
+}
+
+impl std::fmt::Display for Proved {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Proved::AtLeast(v) => write!(f, "at least {v:+}"),
+            Proved::AtMost(v) => write!(f, "at most {v:+}"),
+        }
+    }
+}
+
 /// Why an exact search stopped short.
 enum Stop {
     Budget,
@@ -129,22 +154,9 @@ impl<'a> Solver<'a> {
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         // The exact search needs the memo's keys (and its cycle check).
         if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
-            // A short search's guess at each move: the best looking first
-            // (its value is the position's, if it is the best), and each
-            // move's guess is where its MTD(f) starts.
-            let mut guesses: Vec<(Pit, Position, i32)> = legal
-                .iter()
-                .map(|&pit| {
-                    let mut child = *position;
-                    child.play_unchecked(pit);
-                    let v = self.limited(&child, 6, -INF, INF);
-                    (pit, child, (f64::from(v) / 100.0).round() as i32)
-                })
-                .collect();
-            guesses.sort_by_key(|&(_, child, v)| std::cmp::Reverse(relative(position, &child, v)));
             let mut moves = Vec::new();
             let mut exact = true;
-            for (pit, child, guess) in guesses {
+            for (pit, child, guess) in self.guesses(position, &legal) {
                 let sign = relative(position, &child, 1);
                 match self.move_value(scoring, &child, guess, sign) {
                     Ok(v) => {
@@ -174,6 +186,65 @@ impl<'a> Solver<'a> {
             }
         }
         self.estimate(position, &legal)
+    }
+
+    /// Each legal move with its position and a short search's guess at its
+    /// value (for the child's mover), the best looking first: its value is
+    /// the position's if it is the best, and each guess is where a search
+    /// of that move starts.
+    fn guesses(&mut self, position: &Position, legal: &[Pit]) -> Vec<(Pit, Position, i32)> {
+        let mut guesses: Vec<(Pit, Position, i32)> = legal
+            .iter()
+            .map(|&pit| {
+                let mut child = *position;
+                child.play_unchecked(pit);
+                let v = self.limited(&child, 6, -INF, INF);
+                (pit, child, (f64::from(v) / 100.0).round() as i32)
+            })
+            .collect();
+        guesses.sort_by_key(|&(_, child, v)| std::cmp::Reverse(relative(position, &child, v)));
+        guesses
+    }
+
+    /// Whether the value of `position` for its mover is at least `bound`:
+    /// one null-window search a first move, the best looking first, until
+    /// one reaches it. Far from the exact value such a proof costs far
+    /// less than the value, so it says how far a start too large to solve
+    /// is won or lost. `None` when the budget runs out first, play can
+    /// cycle, or the game is not one the exact search knows.
+    pub fn at_least(&mut self, position: &Position, bound: i32) -> Option<BoundTest> {
+        let scoring = Scoring::of(position.rules())?;
+        Key::of(position)?;
+        if position.is_over() {
+            let value = scoring.final_value(position);
+            return Some(BoundTest {
+                holds: value >= bound,
+                moves: Vec::new(),
+            });
+        }
+        let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
+        let mut moves = Vec::new();
+        for (pit, child, _) in self.guesses(position, &legal) {
+            // The child's value v, for its own mover, is `sign * v` here.
+            let sign = relative(position, &child, 1);
+            let beta = if sign > 0 { bound } else { 1 - bound };
+            self.path.clear();
+            let g = self.exact(scoring, &child, beta - 1, beta).ok()?;
+            let reaches = (g >= beta) == (sign > 0);
+            let proved = if reaches {
+                Proved::AtLeast(bound)
+            } else {
+                Proved::AtMost(bound - 1)
+            };
+            self.report(format_args!("{pit}: {proved}"));
+            moves.push((pit, proved));
+            if reaches {
+                break;
+            }
+        }
+        moves.sort_by_key(|&(pit, _)| pit.index());
+        let holds = moves.iter().any(|(_, p)| matches!(p, Proved::AtLeast(_)));
+        Some(BoundTest { holds, moves })
     }
 
     /// The exact value of a root move's `child` for its mover: by proof

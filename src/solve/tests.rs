@@ -10,8 +10,8 @@ use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseResult, TestRunner};
 
 use super::rank::unrank;
-use super::{Scoring, Solver, Tables};
-use crate::engine::{Position, Rules, Ruleset, Side};
+use super::{Proved, Scoring, Solver, Tables};
+use crate::engine::{Pit, Position, Rules, Ruleset, Side};
 
 /// Minimax with no pruning and no table, remembering only what it has
 /// worked out (each position's value is the same however it is reached).
@@ -138,10 +138,48 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
                 prop_assert_eq!(*value, v, "{:?} {}", position, pit);
             }
         }
+        // A bound proven: the value reaches itself and not one more, and
+        // every first move's bound holds of its value.
+        for bound in [truth, truth + 1] {
+            let test = Solver::new(Some(&tables), 1_000_000)
+                .at_least(&position, bound)
+                .unwrap();
+            prop_assert_eq!(test.holds, bound == truth, "{:?} {}", position, bound);
+            for (pit, proved) in &test.moves {
+                let (_, value) = solution_moves(&position, scoring)
+                    .into_iter()
+                    .find(|(p, _)| p == pit)
+                    .unwrap();
+                let holds = match *proved {
+                    Proved::AtLeast(v) => value >= v,
+                    Proved::AtMost(v) => value <= v,
+                };
+                prop_assert!(holds, "{:?} {} {:?} {}", position, pit, proved, value);
+            }
+        }
         played.set(played.get() + 1);
         Ok(())
     });
     assert_eq!(played.get(), samples);
+}
+
+/// Each legal move of `position` and its value for the mover, by minimax.
+fn solution_moves(position: &Position, scoring: Scoring) -> Vec<(Pit, i32)> {
+    position
+        .legal_moves()
+        .into_iter()
+        .map(|pit| {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let v = minimax(&child, scoring, 0);
+            let sign = if child.to_move() == position.to_move() {
+                1
+            } else {
+                -1
+            };
+            (pit, sign * v)
+        })
+        .collect()
 }
 
 #[test]
