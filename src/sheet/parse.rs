@@ -403,14 +403,25 @@ impl RawSheet {
     /// When there is no grid or log, or a part cannot be read.
     pub fn find(text: &str) -> Result<RawSheet, SheetError> {
         let lines: Vec<&str> = text.lines().map(bare).collect();
-        match RawSheet::find_in(&lines) {
-            // Quoted with `| ` or `: `, as some mail programs quote.
-            Err(SheetError::NoSheet) => RawSheet::find_in(
-                &(lines.iter())
-                    .map(|&l| bare(l.strip_prefix(['|', ':']).unwrap_or(l)))
-                    .collect::<Vec<_>>(),
-            ),
-            found => found,
+        let found = RawSheet::find_in(&lines);
+        // Quoted with `| ` or `: `, as some mail programs quote: read so
+        // too where a border is, and weighed as any other sheet (a board
+        // quoted so may be newer than one quoted with `>`).
+        let unbarred: Vec<&str> = (lines.iter())
+            .map(|&l| bare(l.strip_prefix(['|', ':']).unwrap_or(l)))
+            .collect();
+        let barred = |(l, u): (&&str, &&str)| l != u && is_border(u);
+        if !lines.iter().zip(&unbarred).any(barred) {
+            return found;
+        }
+        match (found, RawSheet::find_in(&unbarred)) {
+            (Ok(found), Ok(quoted))
+                if quoted.id == found.id && quoted.sowing_count() > found.sowing_count() =>
+            {
+                Ok(quoted)
+            }
+            (Err(SheetError::NoSheet), quoted) | (Err(_), quoted @ Ok(_)) => quoted,
+            (found, _) => found,
         }
     }
 

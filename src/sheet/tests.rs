@@ -72,6 +72,39 @@ fn every_start_sheet_reads_back_as_written() {
 }
 
 #[test]
+fn a_board_quoted_with_bars_is_weighed_against_one_quoted_with_marks() {
+    // A thread: the newer board quoted with `| `, an older one with `> `.
+    let quote = |sheet: &Sheet, mark: &str| -> String {
+        sheet
+            .to_string()
+            .lines()
+            .map(|l| format!("{mark}{l}\n"))
+            .collect()
+    };
+    let (older, newer) = (
+        sheet_after(Ruleset::Waurie, "c-f"),
+        sheet_after(Ruleset::Waurie, "c-f a"),
+    );
+    for text in [
+        format!("{}\n{}", quote(&newer, "| "), quote(&older, "> ")),
+        format!("{}\n{}", quote(&older, "> "), quote(&newer, "| ")),
+    ] {
+        assert_eq!(
+            Sheet::parse(&text).unwrap().game.ply(),
+            newer.game.ply(),
+            "{text}"
+        );
+    }
+    // The older one quoted with bars loses to the newer one.
+    let text = format!("{}\n{}", quote(&older, "| "), quote(&newer, "> "));
+    assert_eq!(
+        Sheet::parse(&text).unwrap().game.ply(),
+        newer.game.ply(),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_sheet_reads_back_from_any_quoting_and_spacing() {
     let sheet = sheet_after(Ruleset::Waurie, "c-f a");
     let text = sheet.to_string();
