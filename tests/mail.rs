@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mancala::engine::{Ruleset, Side, SplitMix64};
+use mancala::engine::{Position, Ruleset, Side, SplitMix64};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
 use mancala::mail::sheet_referee::{Decision, SheetReferee};
@@ -316,6 +316,38 @@ fn the_broadcast_with_the_first_move_made_on_board_and_log_is_that_move() {
             .contains("the move line says d but the sheet shows c"),
         "{}",
         other.body
+    );
+}
+
+/// A board drawn alone that two moves leave alike (Wari's last sweep: the
+/// mover, unable to feed, takes the rest whichever pit is sown) names them
+/// both and plays neither.
+#[test]
+fn a_board_drawn_alone_that_two_moves_leave_is_refused_naming_both() {
+    let rules = Ruleset::Wari.rules();
+    let ends = [1, 1, 0, 0, 0, 0];
+    let start = Position::set_up(rules, &ends, &[0; 6], Some([23, 23]), Side::South).unwrap();
+    let drawn = Sheet::from_position(start, Players::default())
+        .to_string()
+        .replace("|  1 |  1 |  0 |", "|  0 |  0 |  0 |")
+        .replace("Captured: south 23", "Captured: south 25");
+    let mail = format!(
+        "From: South <south@players.example>\nTo: {REFEREE}\nCc: North <north@players.example>\n\
+         Subject: Wari\nMessage-ID: <alike@players.example>\n\n{drawn}"
+    );
+    let refused = reply(mail.as_bytes());
+    let words = refused
+        .body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(
+            "the board you drew could come from a or from b, so it shows no one move: \
+             write yours in the log in place of its ?, or on a line such as: move a"
+        ),
+        "{}",
+        refused.body
     );
 }
 

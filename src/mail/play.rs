@@ -202,13 +202,24 @@ fn sheet_and_log_move(
                 Some((sheet, raw.turns.last()?[last_turn - k..].to_vec()))
             });
             // Or the writer's turn made on the board alone, the log unchanged.
-            let drawn = || written_by_writer(&full).then(|| raw.turn_drawn(&full.game))?;
-            match earlier {
-                Some((sheet, sowings)) => (sheet, Some(sowings)),
-                None => match drawn() {
-                    Some(turn) => (full, Some(turn)),
-                    None => return Err((Refusal::Sheet(mismatch), None)),
-                },
+            let drawn = || match written_by_writer(&full) {
+                true => raw.turns_drawn(&full.game),
+                false => Vec::new(),
+            };
+            if let Some((sheet, sowings)) = earlier {
+                return Ok((sheet, Some(sowings)));
+            }
+            match drawn().as_slice() {
+                [turn] => (full, Some(turn.clone())),
+                [] => return Err((Refusal::Sheet(mismatch), None)),
+                several => {
+                    let turns: Vec<String> = several.iter().map(|t| written(t)).collect();
+                    let refusal = Refusal::TurnsDrawAlike {
+                        turns: turns.join(" or from "),
+                        first: turns[0].clone(),
+                    };
+                    return Err((refusal, None));
+                }
             }
         }
     })

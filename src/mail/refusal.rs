@@ -65,6 +65,8 @@ pub enum Refusal {
     Disagree { line: String, sheet: String },
     #[error("the move lines say different things ({0}), so none was played: write one move line (a turn with a bonus sowing is one line, such as: move c-f)")]
     SeveralMoves(String),
+    #[error("the board you drew could come from {turns}, so it shows no one move: write yours in the log in place of its ?, or on a line such as: move {first}")]
+    TurnsDrawAlike { turns: String, first: String },
     #[error("no move found: write a line 'move <pit>' above the quoted board")]
     NoMove,
     /// A command to a referee that keeps no games (the sheet referee).
@@ -246,6 +248,10 @@ mod tests {
                 sheet: "d".into(),
             },
             Refusal::SeveralMoves("c, d".into()),
+            Refusal::TurnsDrawAlike {
+                turns: "a or from d".into(),
+                first: "a".into(),
+            },
             Refusal::NoMove,
             Refusal::KeepsNoGames("resign"),
             Refusal::GameOver,
@@ -320,6 +326,7 @@ mod tests {
                 | Refusal::BadMoveLine { .. }
                 | Refusal::Disagree { .. }
                 | Refusal::SeveralMoves(_)
+                | Refusal::TurnsDrawAlike { .. }
                 | Refusal::NoMove
                 | Refusal::KeepsNoGames(_)
                 | Refusal::GameOver

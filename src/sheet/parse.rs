@@ -614,10 +614,15 @@ impl RawSheet {
     /// The one turn from `game` (its bonus sowings too) after which the
     /// grid is as drawn: a move made on the board alone, the log (and a
     /// `Captured:` line) left as it was. A turn drawn up to a free sowing
-    /// still to make counts, as a turn begun by mail does (`c-?`). `None`
-    /// when none is, more than one, or the turns branch past a bound of
-    /// work.
-    pub fn turn_drawn(&self, game: &Game) -> Option<Vec<Pit>> {
+    /// still to make counts, as a turn begun by mail does (`c-?`). Each turn
+    /// that draws it (more than one: the board shows no one move), none
+    /// when the turns branch past a bound of
+    /// work (then none).
+    pub fn turns_drawn(&self, game: &Game) -> Vec<Vec<Pit>> {
+        self.turns_drawn_within(game).unwrap_or_default()
+    }
+
+    fn turns_drawn_within(&self, game: &Game) -> Option<Vec<Vec<Pit>>> {
         let side = game.to_move()?;
         let mut found: Vec<Vec<Pit>> = Vec::new();
         let mut open = vec![(game.clone(), Vec::new())];
@@ -638,7 +643,7 @@ impl RawSheet {
                 }
             }
         }
-        (found.len() == 1).then(|| found.remove(0))
+        Some(found)
     }
 
     /// Checks the counts drawn against `game`'s position.

@@ -478,12 +478,15 @@ fn a_turn_made_on_the_grid_alone_is_read() {
     let text = drawn_on(&before, &after);
     assert!(text.contains("Captured: south 0"), "{text}");
     let raw = RawSheet::find(&text).unwrap();
-    assert_eq!(raw.turn_drawn(&before.game), Some(vec![pit]));
+    assert_eq!(raw.turns_drawn(&before.game), [vec![pit]]);
 
     let before = sheet_after(Ruleset::Kalah, "");
     let after = sheet_after(Ruleset::Kalah, "c-f");
     let raw = RawSheet::find(&drawn_on(&before, &after)).unwrap();
-    assert_eq!(raw.turn_drawn(&before.game), parse_sowings("c-f").ok());
+    assert_eq!(
+        raw.turns_drawn(&before.game),
+        [parse_sowings("c-f").unwrap()]
+    );
     // Drawn up to the free sowing still to make: that far.
     let begun = sheet_after(Ruleset::Kalah, "c");
     assert_eq!(
@@ -492,8 +495,8 @@ fn a_turn_made_on_the_grid_alone_is_read() {
         "c earns a free turn"
     );
     let raw = RawSheet::find(&drawn_on(&before, &begun)).unwrap();
-    assert_eq!(raw.turn_drawn(&before.game), parse_sowings("c").ok());
+    assert_eq!(raw.turns_drawn(&before.game), [parse_sowings("c").unwrap()]);
     let two_turns = sheet_after(Ruleset::Kalah, "c-f a");
     let raw = RawSheet::find(&drawn_on(&before, &two_turns)).unwrap();
-    assert_eq!(raw.turn_drawn(&before.game), None);
+    assert!(raw.turns_drawn(&before.game).is_empty());
 }
