@@ -660,6 +660,10 @@ fn a_turn_begun_by_mail_is_finished_whole_in_the_log_and_on_a_line() {
     };
     let out = reply(&alice("", &text.replacen("f-?", "f-f-a", 1)));
     assert_eq!(sown(&out.body), ["f", "f", "a"], "{}", out.body);
+    // The turn finished in the log (`f-a`) and written whole on a line
+    // beside it, f holding a stone it could sow again: they agree.
+    let out = reply(&alice("move f-a", &text.replacen("f-?", "f-a", 1)));
+    assert_eq!(sown(&out.body), ["f", "a"], "{}", out.body);
 
     let mut begun = with_addresses(Sheet::new(
         Ruleset::Kalah.rules(),

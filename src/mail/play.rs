@@ -54,25 +54,28 @@ pub fn line_move(
 /// or, a turn begun (`f-?`) written whole (`move f-a`), its rest, where
 /// the line as written cannot be sown (f is empty now).
 pub fn line_turn(game: &Game, sowings: Vec<Pit>) -> Vec<Pit> {
-    let Some(side) = game.to_move() else {
+    let (Some(side), begun) = (game.to_move(), begun(game)) else {
         return sowings;
     };
-    let begun = game
-        .turns()
-        .last()
-        .filter(|turn| turn.first().is_some_and(|s| s.side == side))
-        .unwrap_or_default();
-    let repeats = begun
-        .iter()
-        .zip(&sowings)
-        .all(|(sown, pit)| sown.pit == *pit);
-    let rest = sowings.get(begun.len()..).unwrap_or_default();
-    if begun.is_empty() || !repeats || rest.is_empty() {
-        return sowings;
-    }
+    let rest = match sowings.strip_prefix(begun.as_slice()) {
+        Some(rest) if !begun.is_empty() && !rest.is_empty() => rest,
+        _ => return sowings,
+    };
     match crate::hosted::sow_turn(&mut game.clone(), side, &sowings) {
         Ok(_) => sowings,
         Err(_) => rest.to_vec(),
+    }
+}
+
+/// The sowings of the turn the side to move has begun (`f-?`), if any.
+fn begun(game: &Game) -> Vec<Pit> {
+    let Some(side) = game.to_move() else {
+        return Vec::new();
+    };
+    let turn = game.turns().last().unwrap_or_default();
+    match turn.first() {
+        Some(first) if first.side == side => turn.iter().map(|s| s.pit).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -122,7 +125,12 @@ pub fn read_request(
         }
     };
     let (sheet, log_move) = read?;
-    let line = line.map(|line| line_turn(&sheet.game, line));
+    // A line may repeat the whole of a turn the log finishes (`move f-a`
+    // beside `f-a` in place of `f-?`): it says the same.
+    let line = line.map(|line| match &log_move {
+        Some(log) if line == [begun(&sheet.game).as_slice(), log].concat() => log.clone(),
+        _ => line_turn(&sheet.game, line),
+    });
     let sowings = match (line, log_move) {
         (None, None) => match &letter.subject_move {
             Some(subject) => line_turn(&sheet.game, subject.clone()),
