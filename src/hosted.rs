@@ -86,6 +86,8 @@ pub enum Event {
     InvitationAccepted { by: Side },
     /// The invitee `by` declined the game.
     InvitationDeclined { by: Side },
+    /// The inviter `by` took the invitation back before it was answered.
+    InvitationWithdrawn { by: Side },
 }
 
 /// Why an `if` line was not kept.
@@ -631,6 +633,21 @@ impl HostedGame {
         self.record.standing = Standing::Declined;
         self.record.last_activity = now;
         Ok(Event::InvitationDeclined { by: side })
+    }
+
+    /// The inviter `side` takes back the invitation before it is answered.
+    ///
+    /// # Errors
+    /// When no invitation of `side`'s is open.
+    pub fn withdraw_invitation(&mut self, side: Side, now: u64) -> Result<Event, GameRefusal> {
+        match self.record.standing {
+            Standing::Invited { invitee } if invitee != side => {
+                self.record.standing = Standing::Withdrawn;
+                self.record.last_activity = now;
+                Ok(Event::InvitationWithdrawn { by: side })
+            }
+            _ => Err(GameRefusal::NotInvited),
+        }
     }
 }
 

@@ -274,6 +274,53 @@ fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_
 }
 
 #[test]
+fn an_inviter_withdraws_an_invitation_not_yet_answered() {
+    let world = World::new("withdraw");
+    let invite = |n: u32| {
+        world.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <w{n}@players.example>\n\nnew wari with Bob <{BOB}>\n"
+        ))
+    };
+    let out = invite(0);
+    let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    assert!(alice.body.contains("withdraw"), "{}", alice.body);
+    let words = "withdraw\n\nSorry Bob, no time after all.";
+    let out = world.deliver(&press_reply(ALICE, &alice, words, "wd@players.example"));
+    assert_eq!(out.len(), 2, "{out:#?}");
+    let told = to(&out, BOB).body;
+    assert!(told.contains("Alice withdrew the invitation"), "{told}");
+    assert!(told.contains("> Sorry Bob, no time after all."), "{told}");
+    assert!(to(&out, ALICE)
+        .body
+        .contains("Alice withdrew the invitation"));
+    // Bob's answer comes too late, and is told so, to him alone.
+    let out = world.deliver(&press_reply(BOB, &bob, "accept", "late@players.example"));
+    assert_eq!(addresses_of(&out), [BOB]);
+    let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("Alice withdrew the invitation to this game"),
+        "{text}"
+    );
+    // A withdrawn invitation is no refusal of Bob's: Alice may ask again.
+    assert_eq!(invite(1).len(), 2);
+    // Nothing to withdraw in a game under way: refused, not ignored.
+    let world = World::new("withdraw-playing");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "withdraw",
+        "wp@players.example",
+    ));
+    assert_eq!(addresses_of(&out), [ALICE]);
+    assert!(
+        out[0].body.contains("no invitation of yours to withdraw"),
+        "{}",
+        out[0].body
+    );
+}
+
+#[test]
 fn a_thousand_forged_challenges_send_the_victim_at_most_three_mails() {
     let world = World::new("forged-challenges");
     let victim = "victim@elsewhere.example";

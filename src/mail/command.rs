@@ -1,5 +1,5 @@
 //! The commands a player writes, one a line in their own text (or in the
-//! subject): `new`, `accept`, `decline`, `resign`, `board [N]`,
+//! subject): `new`, `accept`, `decline`, `withdraw`, `resign`, `board [N]`,
 //! `preview ...`, `if X then Y`, `offer draw`, `takeback`, `help` (or
 //! `rules`), `games`, `history`, `ratings`. Move lines are read apart (see
 //! [`move_line`](super::play::move_line)) and take their place among them.
@@ -41,6 +41,8 @@ pub enum Command {
     },
     Accept,
     Decline,
+    /// The inviter takes back an invitation not yet answered.
+    Withdraw,
     Resign,
     /// `board`, or `board N`: the sheet after the first N turns.
     Board(Option<usize>),
@@ -74,6 +76,7 @@ impl Command {
             Command::New { .. } => "new",
             Command::Accept => "accept",
             Command::Decline => "decline",
+            Command::Withdraw => "withdraw",
             Command::Resign => "resign",
             Command::Board(_) => "board",
             Command::Preview(_) => "preview",
@@ -120,6 +123,7 @@ pub fn command_line(line: &str) -> Result<Option<Command>, Refusal> {
     Ok(match words.as_slice() {
         ["accept"] => Some(Command::Accept),
         ["decline"] => Some(Command::Decline),
+        ["withdraw"] => Some(Command::Withdraw),
         ["resign"] => Some(Command::Resign),
         ["board"] => Some(Command::Board(None)),
         ["board", n] => board_number(n)?.map(|n| Command::Board(Some(n))),
@@ -387,6 +391,7 @@ mod tests {
         );
         assert_eq!(line("Accept!"), Some(Command::Accept));
         assert_eq!(line("decline"), Some(Command::Decline));
+        assert_eq!(line("Withdraw."), Some(Command::Withdraw));
         assert_eq!(
             line("help rules Waurie"),
             Some(Command::HelpRules(Ruleset::Waurie))

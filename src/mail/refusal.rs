@@ -139,10 +139,14 @@ pub enum Refusal {
     RefereeOpponent,
     #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
     NoOpponent,
-    #[error("{name} has not accepted the game yet: it starts when they do, and you get the board then; till then there is nothing to write")]
+    #[error("{name} has not accepted the game yet: it starts when they do, and you get the board then; to take the invitation back, write: withdraw")]
     NotAccepted { name: String },
     #[error("{name} declined this game; start another with a line: new GAME with ADDRESS")]
     Declined { name: String },
+    #[error("{name} withdrew the invitation to this game; start another with a line: new GAME with ADDRESS")]
+    Withdrawn { name: String },
+    #[error("there is no invitation of yours to withdraw: withdraw takes back an invitation not yet answered (to end a game under way, write: resign)")]
+    NothingToWithdraw,
     #[error(
         "to play, reply with a line 'accept' (or your first move, when you move first); to refuse, a line 'decline'"
     )]
@@ -302,6 +306,8 @@ mod tests {
             Refusal::NoOpponent,
             Refusal::NotAccepted { name: name() },
             Refusal::Declined { name: name() },
+            Refusal::Withdrawn { name: name() },
+            Refusal::NothingToWithdraw,
             Refusal::AcceptOrDecline,
             Refusal::NewAndMove,
             Refusal::InvitationOpen(name()),
@@ -360,6 +366,8 @@ mod tests {
                 | Refusal::NoOpponent
                 | Refusal::NotAccepted { .. }
                 | Refusal::Declined { .. }
+                | Refusal::Withdrawn { .. }
+                | Refusal::NothingToWithdraw
                 | Refusal::AcceptOrDecline
                 | Refusal::NewAndMove
                 | Refusal::InvitationOpen(_)

@@ -556,7 +556,7 @@ fn remindable(record: &GameRecord, game: Option<&Game>) -> bool {
 fn under_way(record: &GameRecord, game: Option<&Game>) -> bool {
     match record.standing {
         Standing::Invited { .. } => true,
-        Standing::Declined => false,
+        Standing::Declined | Standing::Withdrawn => false,
         Standing::Playing => !game.is_some_and(Game::is_over),
     }
 }

@@ -170,6 +170,8 @@ pub enum Standing {
     Playing,
     /// The invitee said no.
     Declined,
+    /// The inviter took the invitation back before it was answered.
+    Withdrawn,
 }
 
 /// A mail handled, and the event number it made.

@@ -40,6 +40,7 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
     match record.standing {
         Standing::Invited { invitee } => format!("waiting for {} to accept", name(invitee)),
         Standing::Declined => format!("declined by {}", name(record.inviter.other())),
+        Standing::Withdrawn => format!("withdrawn by {}", name(record.inviter)),
         Standing::Playing => match (game.to_move(), game.outcome()) {
             (Some(side), _) => format!("{} to move", name(side)),
             (None, Some(outcome)) => match outcome.winner {

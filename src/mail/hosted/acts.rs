@@ -68,6 +68,7 @@ impl Scene<'_> {
                     let resigned = self.game.resign(side, now);
                     self.told(resigned)
                 }
+                Command::Withdraw => Err(Refusal::NothingToWithdraw),
                 Command::If(read) => {
                     conditions.extend(read.into_iter().map(|c| (c.reply, c.answer)));
                     continue;
@@ -499,6 +500,10 @@ impl Names<'_, '_> {
             }
             Event::InvitationDeclined { by } => format!(
                 "{} declined the game. Nothing more will be mailed about it.",
+                self.who(*by)
+            ),
+            Event::InvitationWithdrawn { by } => format!(
+                "{} withdrew the invitation. Nothing more will be mailed about it.",
                 self.who(*by)
             ),
             Event::ConditionsKept { .. }

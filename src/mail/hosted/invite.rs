@@ -552,15 +552,20 @@ impl Scene<'_> {
         self.act(letter, side, acts, quoted, from_note)
     }
 
-    /// The word of a declined invitation to both, without a board.
-    fn declined(&self, event: Event) -> Decision {
+    /// The word of a declined or withdrawn invitation to both, without a
+    /// board.
+    pub(super) fn declined(&self, event: Event) -> Decision {
         let events = vec![event];
         let mut top = game_line(&self.game.sheet(), &self.news(&events));
         top.push('\n');
-        // The invitee's words with their answer go to the inviter, quoted.
-        if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
+        // The writer's words with their answer go to the other, quoted.
+        let by = match events[0] {
+            Event::InvitationDeclined { by } | Event::InvitationWithdrawn { by } => Some(by),
+            _ => None,
+        };
+        if let (Some(letter), Some(by)) = (self.letter, by) {
             if !letter.comment.is_empty() {
-                let _ = writeln!(top, "\n{} writes:", self.game.name(*by));
+                let _ = writeln!(top, "\n{} writes:", self.game.name(by));
                 for line in &letter.comment {
                     let _ = writeln!(top, "> {line}");
                 }

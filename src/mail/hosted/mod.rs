@@ -384,7 +384,8 @@ impl Scene<'_> {
         let record = self.game.record();
         match record.standing {
             Standing::Invited { invitee } if invitee == side => "accept, decline, board",
-            Standing::Invited { .. } | Standing::Declined => "board, games",
+            Standing::Invited { .. } => "withdraw, board, games",
+            Standing::Declined | Standing::Withdrawn => "board, games",
             Standing::Playing if record.computer.is_some() => "move <pit>, board, resign",
             Standing::Playing => "move <pit>, board, offer draw, resign",
         }
@@ -522,6 +523,22 @@ impl Scene<'_> {
                 let name = self.game.name(inviter.other()).to_string();
                 return Ok(self.refuse(side, &Refusal::Declined { name }, &from_note));
             }
+            Standing::Withdrawn => {
+                self.note_answers(side)?;
+                let name = self.game.name(inviter).to_string();
+                return Ok(self.refuse(side, &Refusal::Withdrawn { name }, &from_note));
+            }
+            Standing::Invited { invitee }
+                if side != invitee && acts.contains(&Command::Withdraw) =>
+            {
+                self.note_answers(side)?;
+                return Ok(
+                    match self.game.withdraw_invitation(side, crate::store::now()) {
+                        Ok(event) => self.declined(event),
+                        Err(refusal) => self.refuse(side, &self.refusal(refusal), &from_note),
+                    },
+                );
+            }
             Standing::Invited { invitee } if side != invitee => {
                 self.note_answers(side)?;
                 let name = self.game.name(invitee).to_string();
@@ -626,6 +643,7 @@ after every move. Write one command a line, in your own text:
   new GAME [stones N] [variant V] with ADDRESS [as south|north]
                         invite someone (with computer: play the referee)
   accept / decline      answer an invitation, a draw offer or a takeback
+  withdraw              take back your invitation before it is answered
   move c                sow your pit c; a bonus sowing is written c-f
   if e then d           with your move: if the reply is e, play d
   offer draw            propose a draw (your opponent's move declines)

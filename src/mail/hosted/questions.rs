@@ -327,7 +327,9 @@ impl HostedReferee {
                 continue;
             };
             let game: Option<Game> = record.game().ok();
-            if game.as_ref().is_some_and(Game::is_over) || record.standing == Standing::Declined {
+            if game.as_ref().is_some_and(Game::is_over)
+                || matches!(record.standing, Standing::Declined | Standing::Withdrawn)
+            {
                 finished += 1;
                 continue;
             }
