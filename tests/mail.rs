@@ -349,6 +349,10 @@ fn a_board_drawn_alone_that_two_moves_leave_is_refused_naming_both() {
         "{}",
         refused.body
     );
+    // A move line naming one of them says which.
+    let named = mail.replace("\n\nGame:", "\n\nmove b\n\nGame:");
+    let out = replies(named.as_bytes());
+    assert!(out[0].body.contains("South played b."), "{}", out[0].body);
 }
 
 /// A client that quotes the whole broadcast, with its board pasted below

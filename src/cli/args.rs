@@ -182,7 +182,8 @@ pub enum Command {
             long,
             value_name = "V",
             allow_negative_numbers = true,
-            conflicts_with = "proof_numbers"
+            conflicts_with = "proof_numbers",
+            value_parser = clap::value_parser!(i32).range(-1000..=1000)
         )]
         at_least: Option<i32>,
         #[command(flatten)]

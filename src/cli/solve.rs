@@ -164,10 +164,17 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
 fn bound_test(sheet: &Sheet, json: bool, mut solver: Solver, bound: i32, nodes: u64) -> CliResult {
     let position = sheet.game.position();
     let Some(test) = solver.at_least(position, bound) else {
-        return Err(Failure::data(format!(
-            "not proven within {nodes} positions (or play can cycle here, or the game \
-             has no exact search)"
-        )));
+        // Out of reach, as an inexact solve is: an answer, not an error.
+        return print(&match json {
+            true => format!(
+                "{}\n",
+                serde_json::json!({ "bound": null, "nodes": solver.nodes })
+            ),
+            false => format!(
+                "not proven within {nodes} positions (or play can cycle here, or the \
+                 game has no exact search)\n"
+            ),
+        });
     };
     let proved = if test.holds {
         Proved::AtLeast(bound)

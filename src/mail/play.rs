@@ -114,7 +114,7 @@ pub fn read_request(
     writer: Option<Writer>,
 ) -> Result<Request, Refused> {
     let line = line_move(letter, |index| raw.lines.contains(&index));
-    let read = sheet_and_log_move(raw, writer);
+    let read = sheet_and_log_move(raw, writer, line.as_ref().ok().and_then(Option::as_deref));
     let line = match line {
         Ok(line) => line,
         Err(refusal) => {
@@ -168,10 +168,12 @@ pub fn read_request(
 /// and log alike), or the log played out and then a turn made on the board
 /// alone. A turn `writer` did not play is not theirs to have
 /// written: a log whose `?` was deleted, and no move written, ends on the
-/// opponent's turn.
+/// opponent's turn. A board that several turns draw alike is the one
+/// `line` (the mail's move line) names, if any.
 fn sheet_and_log_move(
     raw: &RawSheet,
     writer: Option<Writer>,
+    line: Option<&[Pit]>,
 ) -> Result<(Sheet, Option<Vec<Pit>>), Refused> {
     let written_by_writer =
         |before: &Sheet| writer.is_none_or(|w| before.game.to_move() == Some(w.side));
@@ -217,9 +219,11 @@ fn sheet_and_log_move(
             if let Some((sheet, sowings)) = earlier {
                 return Ok((sheet, Some(sowings)));
             }
+            let named = |turn: &Vec<Pit>| line.is_some_and(|line| line == turn.as_slice());
             match drawn().as_slice() {
                 [turn] => (full, Some(turn.clone())),
                 [] => return Err((Refusal::Sheet(mismatch), None)),
+                several if several.iter().any(named) => (full, line.map(<[Pit]>::to_vec)),
                 several => {
                     let turns: Vec<String> = several.iter().map(|t| written(t)).collect();
                     let refusal = Refusal::TurnsDrawAlike {

@@ -615,9 +615,8 @@ impl RawSheet {
     /// grid is as drawn: a move made on the board alone, the log (and a
     /// `Captured:` line) left as it was. A turn drawn up to a free sowing
     /// still to make counts, as a turn begun by mail does (`c-?`). Each turn
-    /// that draws it (more than one: the board shows no one move), none
-    /// when the turns branch past a bound of
-    /// work (then none).
+    /// that draws it (more than one: the board shows no one move); none
+    /// when the turns branch past a bound of work.
     pub fn turns_drawn(&self, game: &Game) -> Vec<Vec<Pit>> {
         self.turns_drawn_within(game).unwrap_or_default()
     }

@@ -213,6 +213,22 @@ impl<'a> Solver<'a> {
     /// is won or lost. `None` when the budget runs out first, play can
     /// cycle, or the game is not one the exact search knows.
     pub fn at_least(&mut self, position: &Position, bound: i32) -> Option<BoundTest> {
+        // The capture games' tables answer their positions outright.
+        let tabled = self.tables.and_then(|t| t.solution(position));
+        if let Some(solution) = tabled.filter(|s| s.exact) {
+            let proved = |v: i32| match v >= bound {
+                true => Proved::AtLeast(bound),
+                false => Proved::AtMost(bound - 1),
+            };
+            return Some(BoundTest {
+                holds: solution.value >= bound,
+                moves: solution
+                    .moves
+                    .iter()
+                    .map(|&(pit, v)| (pit, proved(v)))
+                    .collect(),
+            });
+        }
         let scoring = Scoring::of(position.rules())?;
         Key::of(position)?;
         if position.is_over() {

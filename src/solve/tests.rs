@@ -138,13 +138,13 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
                 prop_assert_eq!(*value, v, "{:?} {}", position, pit);
             }
         }
-        // A bound proven: the value reaches itself and not one more, and
+        // A bound proven: the value reaches itself and less, not more, and
         // every first move's bound holds of its value.
-        for bound in [truth, truth + 1] {
+        for bound in [truth - 3, truth, truth + 1, truth + 3] {
             let test = Solver::new(Some(&tables), 1_000_000)
                 .at_least(&position, bound)
                 .unwrap();
-            prop_assert_eq!(test.holds, bound == truth, "{:?} {}", position, bound);
+            prop_assert_eq!(test.holds, bound <= truth, "{:?} {}", position, bound);
             for (pit, proved) in &test.moves {
                 let (_, value) = solution_moves(&position, scoring)
                     .into_iter()

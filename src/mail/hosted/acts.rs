@@ -503,8 +503,9 @@ impl Names<'_, '_> {
                 self.who(*by)
             ),
             Event::InvitationWithdrawn { by } => format!(
-                "{} withdrew the invitation. Nothing more will be mailed about it.",
-                self.who(*by)
+                "{} withdrew the invitation; {} is not told. Nothing more will be mailed about it.",
+                self.who(*by),
+                self.whom(by.other())
             ),
             Event::ConditionsKept { .. }
             | Event::ConditionsMissed { .. }

@@ -552,28 +552,28 @@ impl Scene<'_> {
         self.act(letter, side, acts, quoted, from_note)
     }
 
-    /// The word of a declined or withdrawn invitation to both, without a
-    /// board.
+    /// The word of a declined invitation to both, without a board; of a
+    /// withdrawn one to the inviter alone: the invitation promised the
+    /// invitee nothing more unless they replied.
     pub(super) fn declined(&self, event: Event) -> Decision {
         let events = vec![event];
         let mut top = game_line(&self.game.sheet(), &self.news(&events));
         top.push('\n');
-        // The writer's words with their answer go to the other, quoted.
-        let by = match events[0] {
-            Event::InvitationDeclined { by } | Event::InvitationWithdrawn { by } => Some(by),
-            _ => None,
+        let readers = match events[0] {
+            Event::InvitationWithdrawn { by } => vec![by],
+            _ => Side::BOTH.to_vec(),
         };
-        if let (Some(letter), Some(by)) = (self.letter, by) {
+        // The invitee's words with their answer go to the inviter, quoted.
+        if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
             if !letter.comment.is_empty() {
-                let _ = writeln!(top, "\n{} writes:", self.game.name(by));
+                let _ = writeln!(top, "\n{} writes:", self.game.name(*by));
                 for line in &letter.comment {
                     let _ = writeln!(top, "> {line}");
                 }
             }
         }
-        let mail = Side::BOTH
-            .iter()
-            .filter_map(|&s| self.mail(s, top.clone()))
+        let mail = (readers.into_iter())
+            .filter_map(|s| self.mail(s, top.clone()))
             .collect::<Vec<_>>();
         Decision::new(mail, Did::Acted(events))
     }

@@ -385,7 +385,7 @@ impl Scene<'_> {
         match record.standing {
             Standing::Invited { invitee } if invitee == side => "accept, decline, board",
             Standing::Invited { .. } => "withdraw, board, games",
-            Standing::Declined | Standing::Withdrawn => "board, games",
+            Standing::Declined | Standing::Withdrawn => "games, help",
             Standing::Playing if record.computer.is_some() => "move <pit>, board, resign",
             Standing::Playing => "move <pit>, board, offer draw, resign",
         }
@@ -531,13 +531,12 @@ impl Scene<'_> {
             Standing::Invited { invitee }
                 if side != invitee && acts.contains(&Command::Withdraw) =>
             {
+                let withdrawn = self.game.withdraw_invitation(side, crate::store::now());
                 self.note_answers(side)?;
-                return Ok(
-                    match self.game.withdraw_invitation(side, crate::store::now()) {
-                        Ok(event) => self.declined(event),
-                        Err(refusal) => self.refuse(side, &self.refusal(refusal), &from_note),
-                    },
-                );
+                return Ok(match withdrawn {
+                    Ok(event) => self.declined(event),
+                    Err(refusal) => self.refuse(side, &self.refusal(refusal), &from_note),
+                });
             }
             Standing::Invited { invitee } if side != invitee => {
                 self.note_answers(side)?;
