@@ -482,7 +482,10 @@ fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() 
     assert!(says(&body, "against Bob, your move"), "{body}");
     assert!(says(&body, "against Bob, Bob to move"), "{body}");
     assert_eq!(body.matches("your key:").count(), 2, "{body}");
-    assert!(says(&body, "1 finished or declined"), "{body}");
+    assert!(
+        says(&body, "And 1 finished: a line history lists them."),
+        "{body}"
+    );
     assert!(says(&body, "Bob wins (Alice resigned)"), "{body}");
     assert!(body.contains("1. Your games, as you asked."), "{body}");
     assert!(

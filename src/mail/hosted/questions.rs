@@ -327,9 +327,11 @@ impl HostedReferee {
                 continue;
             };
             let game: Option<Game> = record.game().ok();
-            if game.as_ref().is_some_and(Game::is_over)
-                || matches!(record.standing, Standing::Declined | Standing::Withdrawn)
-            {
+            // An invitation declined or withdrawn is no game, and no history.
+            if matches!(record.standing, Standing::Declined | Standing::Withdrawn) {
+                continue;
+            }
+            if game.as_ref().is_some_and(Game::is_over) {
                 finished += 1;
                 continue;
             }
@@ -374,7 +376,7 @@ impl HostedReferee {
         if finished > 0 {
             let _ = writeln!(
                 body,
-                "\nAnd {finished} finished or declined: a line  history  lists them."
+                "\nAnd {finished} finished: a line  history  lists them."
             );
         }
         body
