@@ -284,6 +284,15 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let out = invite(0);
     let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
     assert!(alice.body.contains("withdraw"), "{}", alice.body);
+    let listed = |all: &[&str]| {
+        let args = [&["games", "--store", world.dir.to_str().unwrap()], all].concat();
+        String::from_utf8(run(&args, b"").stdout).unwrap()
+    };
+    assert!(
+        listed(&[]).contains("waiting for Bob to accept\n"),
+        "{}",
+        listed(&[])
+    );
     // Bob's own withdraw is not his to write.
     let out = world.deliver(&press_reply(BOB, &bob, "withdraw", "bw@players.example"));
     assert_eq!(addresses_of(&out), [BOB]);
@@ -299,6 +308,8 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
         "{text}"
     );
     assert!(!text.contains("waiting for Bob"), "{text}");
+    assert!(!listed(&[]).contains("Bob"), "no longer under way");
+    assert!(listed(&["--all"]).contains("withdrawn by Alice"));
     // Bob's answer comes too late, and is told so, to him alone.
     let out = world.deliver(&press_reply(BOB, &bob, "accept", "late@players.example"));
     assert_eq!(addresses_of(&out), [BOB]);

@@ -535,7 +535,9 @@ fn game_json(record: &mancala::store::GameRecord, game: &Game) -> String {
 fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
     // A name from a damaged store must not draw on the terminal, nor one
     // long name push every column off the screen.
-    let name = |n: &str| -> String { n.chars().filter(|c| !c.is_control()).take(24).collect() };
+    let clean =
+        |n: &str, most| -> String { n.chars().filter(|c| !c.is_control()).take(most).collect() };
+    let name = |n: &str| clean(n, 24);
     let lines: Vec<[String; 5]> = rows
         .iter()
         .map(|(record, game)| {
@@ -544,7 +546,8 @@ fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
                 record.ruleset.as_str().to_string(),
                 name(&record.south.name),
                 name(&record.north.name),
-                name(&mancala::store::summary(record, game)),
+                // A state names a player: "waiting for Bob to accept".
+                clean(&mancala::store::summary(record, game), 24 + 30),
             ]
         })
         .collect();
