@@ -304,7 +304,7 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     assert_eq!(addresses_of(&out), [ALICE]);
     let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        text.contains("Alice withdrew the invitation; Bob is not told."),
+        text.contains("You withdrew the invitation; Bob is not told."),
         "{text}"
     );
     assert!(!text.contains("waiting for Bob"), "{text}");
@@ -335,6 +335,57 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
         "{}",
         out[0].body
     );
+}
+
+/// An invitation's answer written with more: the accept first, then the
+/// rest in order, and the questions answered on the game as it then is.
+#[test]
+fn an_accept_with_more_to_do_does_it_all_and_answers_on_the_game_begun() {
+    let invite = |world: &World, n: u32| -> Outgoing {
+        let out = world.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <m{n}@players.example>\n\nnew wari with Bob <{BOB}>\n"
+        ));
+        to(&out, BOB)
+    };
+    let flat = |o: &Outgoing| o.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let world = World::new("accept-and-more");
+    let bob = invite(&world, 0);
+    let out = world.deliver(&press_reply(BOB, &bob, "accept\noffer draw\ngames", "a1@x"));
+    let told = flat(&to(&out, BOB));
+    assert!(told.contains("you accepted: the game is on"), "{told}");
+    assert!(
+        !told.contains("waiting for Bob"),
+        "games on the game begun: {told}"
+    );
+    assert!(
+        flat(&to(&out, ALICE)).contains("offer"),
+        "{}",
+        to(&out, ALICE).body
+    );
+    assert!(world.the_game().offer.is_some(), "the draw offer stands");
+
+    let world = World::new("accept-and-resign");
+    let bob = invite(&world, 1);
+    world.deliver(&press_reply(BOB, &bob, "accept\nresign", "a2@x"));
+    assert!(world.the_game().conceded.is_some(), "Bob resigned");
+
+    let world = World::new("accept-and-if");
+    let bob = invite(&world, 2);
+    world.deliver(&press_reply(BOB, &bob, "accept\nif c then d", "a3@x"));
+    assert_eq!(world.the_game().conditions.len(), 1, "the if line is kept");
+
+    // Declined, the games answer says so; a later mail to the declined
+    // game asks no move of anyone.
+    let world = World::new("decline-and-games");
+    let bob = invite(&world, 3);
+    let out = world.deliver(&press_reply(BOB, &bob, "decline\ngames", "d1@x"));
+    let told = flat(&to(&out, BOB));
+    assert!(told.contains("You declined the game"), "{told}");
+    assert!(!told.contains("waiting for Bob"), "{told}");
+    let out = world.deliver(&press_reply(BOB, &bob, "move c", "d2@x"));
+    let told = flat(&out[0]);
+    assert!(told.contains("This game will not be played"), "{told}");
+    assert!(!told.contains("To move, reply"), "{told}");
 }
 
 #[test]
@@ -2015,7 +2066,7 @@ fn an_invitees_move_out_of_turn_accepts_and_is_told_it_waits() {
     );
     let words = bobs.body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("Not done: your move: it is Alice's move (South)"),
+        words.contains("Your move was not played: it is Alice's move (South)"),
         "{}",
         bobs.body
     );

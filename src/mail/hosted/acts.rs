@@ -16,7 +16,7 @@ use crate::mail::play::{line_move, line_turn, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::mail::wrap;
 use crate::sheet::written;
-use crate::store::{Conditional, OfferKind, StoreError};
+use crate::store::{Conditional, OfferKind, Standing, StoreError};
 
 impl Scene<'_> {
     /// Does `acts` (the move, wherever its line stands) for `side`;
@@ -42,7 +42,12 @@ impl Scene<'_> {
         let (mut events, mut refused) = (Vec::new(), Vec::new());
         let (mut moved, mut tried, mut offered) = (false, false, false);
         for act in acts {
+            let invited = matches!(self.game.record().standing, Standing::Invited { .. });
             let done = match act {
+                Command::Accept if invited => {
+                    let accepted = self.game.accept_invitation(side, now);
+                    self.told(accepted)
+                }
                 Command::Accept | Command::Decline => {
                     let answer = match act {
                         Command::Accept => Answer::Accept,

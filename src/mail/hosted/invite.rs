@@ -501,9 +501,6 @@ impl Scene<'_> {
         // or a move written on the quoted sheet.
         let has_move = letter.writes_a_move() || matches!(quoted, Some(Ok(_)));
         let declines = acts.contains(&Command::Decline);
-        if !has_move || self.game.game().to_move() != Some(invitee) || declines {
-            self.note_answers(side)?;
-        }
         // The invitee's name as they give it (their From display name),
         // not as the inviter wrote it.
         let registered = self.game.record().player(invitee).address.clone();
@@ -513,12 +510,15 @@ impl Scene<'_> {
             }
         }
         if declines {
-            return Ok(match self.game.decline_invitation(invitee, now) {
+            let declined = self.game.decline_invitation(invitee, now);
+            self.note_answers(side)?;
+            return Ok(match declined {
                 Ok(event) => self.declined(event),
                 Err(refusal) => self.refuse(side, &self.refusal(refusal), from_note),
             });
         }
         if !acts.contains(&Command::Accept) && !has_move {
+            self.note_answers(side)?;
             if wants_board {
                 return Ok(self.board_asked(side, Some(&Refusal::AcceptOrDecline.to_string())));
             }
@@ -530,13 +530,21 @@ impl Scene<'_> {
             };
             return Ok(self.refuse(side, &refusal, from_note));
         }
+        // An accept with more to do (an offer, a resignation, `if`
+        // lines): the acts in order, the accept the first.
+        let more = acts.iter().any(|c| *c != Command::Accept);
+        if !has_move && more {
+            return self.act(letter, side, acts, quoted, from_note);
+        }
         if !has_move || self.game.game().to_move() != Some(side) {
-            return Ok(match self.game.accept_invitation(invitee, now) {
+            let accepted = self.game.accept_invitation(invitee, now);
+            self.note_answers(side)?;
+            return Ok(match accepted {
                 Ok(event) => {
                     // A move from the invitee who moves second accepts, and is told.
                     if let Some(to_move) = self.game.game().to_move().filter(|_| has_move) {
                         let wait = self.refusal(GameRefusal::NotYourTurn { to_move });
-                        self.notes[side.index()].push(format!("Not done: your move: {wait}."));
+                        self.notes[side.index()].push(format!("Your move was not played: {wait}."));
                     }
                     let events = vec![event];
                     let name = self.game.name(invitee).to_string();
@@ -557,24 +565,26 @@ impl Scene<'_> {
     /// invitee nothing more unless they replied.
     pub(super) fn declined(&self, event: Event) -> Decision {
         let events = vec![event];
-        let mut top = game_line(&self.game.sheet(), &self.news(&events));
-        top.push('\n');
         let readers = match events[0] {
             Event::InvitationWithdrawn { by } => vec![by],
             _ => Side::BOTH.to_vec(),
         };
-        // The invitee's words with their answer go to the inviter, quoted.
-        if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
-            if !letter.comment.is_empty() {
-                let _ = writeln!(top, "\n{} writes:", self.game.name(*by));
-                for line in &letter.comment {
-                    let _ = writeln!(top, "> {line}");
+        let mail_to = |reader: Side| {
+            let news = self.news_to(&events, Some(reader));
+            let mut top = game_line(&self.game.sheet(), &news);
+            top.push('\n');
+            // The invitee's words with their answer go to the inviter, quoted.
+            if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
+                if !letter.comment.is_empty() && *by != reader {
+                    let _ = writeln!(top, "\n{} writes:", self.game.name(*by));
+                    for line in &letter.comment {
+                        let _ = writeln!(top, "> {line}");
+                    }
                 }
             }
-        }
-        let mail = (readers.into_iter())
-            .filter_map(|s| self.mail(s, top.clone()))
-            .collect::<Vec<_>>();
+            self.mail(reader, top)
+        };
+        let mail = readers.into_iter().filter_map(mail_to).collect::<Vec<_>>();
         Decision::new(mail, Did::Acted(events))
     }
 }

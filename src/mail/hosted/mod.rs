@@ -385,7 +385,7 @@ impl Scene<'_> {
         match record.standing {
             Standing::Invited { invitee } if invitee == side => "accept, decline, board",
             Standing::Invited { .. } => "withdraw, board, games",
-            Standing::Declined | Standing::Withdrawn => "games, help",
+            Standing::Declined | Standing::Withdrawn => "games",
             Standing::Playing if record.computer.is_some() => "move <pit>, board, resign",
             Standing::Playing => "move <pit>, board, offer draw, resign",
         }
@@ -412,12 +412,17 @@ impl Scene<'_> {
             top.push_str("\n\n");
             top.push_str(note(said).trim_end());
         }
-        // Before the invitee accepts, the inviter has no move to make.
+        // Before the invitee accepts, the inviter has no move to make; in
+        // a game never started, nobody has.
         let waiting = match self.game.record().standing {
             Standing::Invited { invitee } if invitee != side => Some(format!(
                 "The game starts when {} accepts; you will get the board then.",
                 self.game.name(invitee)
             )),
+            Standing::Declined | Standing::Withdrawn => Some(
+                "This game will not be played; a line  new GAME with ADDRESS  starts another."
+                    .to_string(),
+            ),
             _ => None,
         };
         let next = match &waiting {
