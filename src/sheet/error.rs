@@ -10,6 +10,8 @@ use crate::engine::{Pit, PlayError, RulesError, Ruleset, SetUpError, Side};
 pub enum SheetError {
     #[error("no game sheet found: expected a board grid (lines like '+----+----+') with a move log under it")]
     NoSheet,
+    #[error("two sheets of this game in your mail log different moves ({one} and {other}), so neither was played: send one")]
+    SheetsDisagree { one: String, other: String },
     #[error("the board's {row} row cannot be read: {problem}")]
     BadRow { row: &'static str, problem: String },
     #[error("no move log found under the board (a line '1.' under the players' names)")]

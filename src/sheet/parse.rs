@@ -415,11 +415,11 @@ impl RawSheet {
             return found;
         }
         match (found, RawSheet::find_in(&unbarred)) {
-            (Ok(found), Ok(quoted))
-                if quoted.id == found.id && quoted.sowing_count() > found.sowing_count() =>
-            {
-                Ok(quoted)
-            }
+            (Ok(found), Ok(quoted)) if quoted.id == found.id => match found.against(&quoted) {
+                Some(disagree) => Err(disagree),
+                None if quoted.sowing_count() > found.sowing_count() => Ok(quoted),
+                None => Ok(found),
+            },
             (Err(SheetError::NoSheet), quoted) | (Err(_), quoted @ Ok(_)) => quoted,
             (found, _) => found,
         }
@@ -427,10 +427,18 @@ impl RawSheet {
 
     fn find_in(lines: &[&str]) -> Result<RawSheet, SheetError> {
         let mut found: Option<Result<RawSheet, SheetError>> = None;
+        // Two sheets of the longest log that log different moves.
+        let mut disagree = None;
         let mut from = 0;
         while let Some(grid) = find_grid(lines, from) {
             from = grid.start + 5;
             let read = RawSheet::read(lines, &grid);
+            if let (Some(Ok(best)), Ok(sheet)) = (&found, &read) {
+                if sheet.id == best.id && sheet.sowing_count() > best.sowing_count() {
+                    disagree = None;
+                }
+                disagree = disagree.or(best.against(sheet));
+            }
             found = match (found, read) {
                 (Some(Ok(best)), Ok(sheet))
                     if sheet.id != best.id || sheet.sowing_count() <= best.sowing_count() =>
@@ -442,7 +450,24 @@ impl RawSheet {
                 (_, read) => Some(read),
             };
         }
-        found.unwrap_or(Err(SheetError::NoSheet))
+        match disagree {
+            Some(disagree) => Err(disagree),
+            None => found.unwrap_or(Err(SheetError::NoSheet)),
+        }
+    }
+
+    /// How `other`, a sheet of this game with a log as long, logs another
+    /// move; `None` when it logs the same, or is of another game or length.
+    fn against(&self, other: &RawSheet) -> Option<SheetError> {
+        let tied = other.id == self.id && other.sowing_count() == self.sowing_count();
+        if !tied || other.turns == self.turns {
+            return None;
+        }
+        let last = |sheet: &RawSheet| sheet.turns.last().map_or("none".into(), |t| written(t));
+        Some(SheetError::SheetsDisagree {
+            one: last(self),
+            other: last(other),
+        })
     }
 
     /// Reads the sheet whose grid is `grid`.

@@ -95,6 +95,24 @@ fn a_board_quoted_with_bars_is_weighed_against_one_quoted_with_marks() {
             "{text}"
         );
     }
+    // Two of one length that log different moves: neither is read.
+    let other = sheet_after(Ruleset::Waurie, "c-f b");
+    for (one, two) in [("> ", "| "), ("| ", "> "), ("> ", "> ")] {
+        let text = format!("{}\n{}", quote(&newer, one), quote(&other, two));
+        assert!(
+            matches!(
+                RawSheet::find(&text),
+                Err(SheetError::SheetsDisagree { .. })
+            ),
+            "{text}"
+        );
+        let same = format!("{}\n{}", quote(&newer, one), quote(&newer, two));
+        assert_eq!(Sheet::parse(&same).unwrap().game.ply(), newer.game.ply());
+    }
+    assert_eq!(
+        refused(&format!("{}\n{}", quote(&newer, "> "), quote(&other, "> "))),
+        "two sheets of this game in your mail log different moves (a and b), so neither was played: send one"
+    );
     // The older one quoted with bars loses to the newer one.
     let text = format!("{}\n{}", quote(&older, "| "), quote(&newer, "> "));
     assert_eq!(
