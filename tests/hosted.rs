@@ -337,6 +337,35 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     );
 }
 
+/// Two sheets in one mail that log different moves play neither, as a
+/// move line against a sheet does, however each is quoted.
+#[test]
+fn two_sheets_logging_different_moves_play_neither() {
+    let world = World::new("two-sheets");
+    let (alice, _) = world.game_on();
+    assert!(alice.body.contains("1.    ?"), "{}", alice.body);
+    let mut edited = alice.clone();
+    edited.body = alice.body.replacen("1.    ?", "1.    d", 1);
+    let start = alice.body.find("Game:").unwrap();
+    let end = alice.body[start..]
+        .find("\n\n\n")
+        .map_or(alice.body.len(), |e| start + e);
+    let pasted: String = (alice.body[start..end]
+        .replacen("1.    ?", "1.    b", 1)
+        .lines())
+    .map(|l| format!("| {l}\n"))
+    .collect();
+    let words = format!("Sorry, I meant this:\n\n{pasted}");
+    let out = world.deliver(&press_reply(ALICE, &edited, &words, "two@x"));
+    assert_eq!(addresses_of(&out), [ALICE]);
+    let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("log different moves (d and b), so neither was played"),
+        "{text}"
+    );
+    assert_eq!(world.the_game().turns.len(), 0, "no move played");
+}
+
 /// An invitation's answer written with more: the accept first, then the
 /// rest in order, and the questions answered on the game as it then is.
 #[test]

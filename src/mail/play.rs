@@ -5,7 +5,7 @@
 use super::letter::Letter;
 use super::refusal::Refusal;
 use crate::engine::{Game, ParsePitError, Pit, PlayedSowing, Side, Sowing};
-use crate::sheet::{self, written, RawSheet, Sheet};
+use crate::sheet::{self, written, RawSheet, Sheet, SheetError};
 
 /// A sheet and the move the mail asks for.
 pub struct Request {
@@ -91,14 +91,26 @@ pub struct Writer<'a> {
 
 /// The sheet a mail from `writer` quotes, if it quotes one.
 pub fn quoted_request(letter: &Letter, writer: Writer) -> Option<Quoted> {
-    let raw = RawSheet::find(&letter.mail.text).ok()?;
-    Some(read_request(letter, &raw, Some(writer)))
+    match RawSheet::find(&letter.mail.text) {
+        Ok(raw) => Some(read_request(letter, &raw, Some(writer))),
+        // Two sheets logging different moves are a move, refused.
+        Err(disagree @ SheetError::SheetsDisagree { .. }) => Some(Err((disagree.into(), None))),
+        Err(_) => None,
+    }
 }
 
 /// Does the mail make a move: a move line (garbled or not), a move
 /// written on the sheet it quotes, or one in its subject?
 pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
-    !letter.move_lines.is_empty() || matches!(quoted, Some(Ok(_))) || letter.subject_move.is_some()
+    let disagree = |q: &Quoted| {
+        matches!(
+            q,
+            Err((Refusal::Sheet(SheetError::SheetsDisagree { .. }), _))
+        )
+    };
+    !letter.move_lines.is_empty()
+        || quoted.is_some_and(|q| q.is_ok() || disagree(q))
+        || letter.subject_move.is_some()
 }
 
 /// The verified sheet in `raw` and the move, from a move line or the log;
