@@ -176,11 +176,7 @@ fn bound_test(sheet: &Sheet, json: bool, mut solver: Solver, bound: i32, nodes: 
             ),
         });
     };
-    let proved = if test.holds {
-        Proved::AtLeast(bound)
-    } else {
-        Proved::AtMost(bound - 1)
-    };
+    let proved = Proved::of_test(bound, test.holds);
     if json {
         let moves: serde_json::Map<String, serde_json::Value> = test
             .moves

@@ -102,15 +102,17 @@ pub fn quoted_request(letter: &Letter, writer: Writer) -> Option<Quoted> {
 /// Does the mail make a move: a move line (garbled or not), a move
 /// written on the sheet it quotes, or one in its subject?
 pub fn makes_move(letter: &Letter, quoted: Option<&Quoted>) -> bool {
-    let disagree = |q: &Quoted| {
-        matches!(
-            q,
-            Err((Refusal::Sheet(SheetError::SheetsDisagree { .. }), _))
-        )
-    };
-    !letter.move_lines.is_empty()
-        || quoted.is_some_and(|q| q.is_ok() || disagree(q))
-        || letter.subject_move.is_some()
+    let read = |q: &Quoted| q.as_ref().map_or_else(|(r, _)| disagrees(r), |_| true);
+    !letter.move_lines.is_empty() || quoted.is_some_and(read) || letter.subject_move.is_some()
+}
+
+/// Is `refusal` the mail's move refused because the mail says two moves
+/// (a line against its sheet, or two sheets)?
+pub fn disagrees(refusal: &Refusal) -> bool {
+    matches!(
+        refusal,
+        Refusal::Disagree { .. } | Refusal::Sheet(SheetError::SheetsDisagree { .. })
+    )
 }
 
 /// The verified sheet in `raw` and the move, from a move line or the log;

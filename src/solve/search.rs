@@ -41,6 +41,16 @@ pub enum Proved {
     AtMost(i32),
 }
 
+impl Proved {
+    /// What a test of `bound` proved: that the value `reaches` it, or not.
+    pub fn of_test(bound: i32, reaches: bool) -> Proved {
+        match reaches {
+            true => Proved::AtLeast(bound),
+            false => Proved::AtMost(bound - 1),
+        }
+    }
+}
+
 impl std::fmt::Display for Proved {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
@@ -216,16 +226,10 @@ impl<'a> Solver<'a> {
         // The capture games' tables answer their positions outright.
         let tabled = self.tables.and_then(|t| t.solution(position));
         if let Some(solution) = tabled.filter(|s| s.exact) {
-            let proved = |v: i32| match v >= bound {
-                true => Proved::AtLeast(bound),
-                false => Proved::AtMost(bound - 1),
-            };
             return Some(BoundTest {
                 holds: solution.value >= bound,
-                moves: solution
-                    .moves
-                    .iter()
-                    .map(|&(pit, v)| (pit, proved(v)))
+                moves: (solution.moves.iter())
+                    .map(|&(pit, v)| (pit, Proved::of_test(bound, v >= bound)))
                     .collect(),
             });
         }
@@ -247,11 +251,7 @@ impl<'a> Solver<'a> {
             self.path.clear();
             let g = self.exact(scoring, &child, beta - 1, beta).ok()?;
             let reaches = (g >= beta) == (sign > 0);
-            let proved = if reaches {
-                Proved::AtLeast(bound)
-            } else {
-                Proved::AtMost(bound - 1)
-            };
+            let proved = Proved::of_test(bound, reaches);
             self.report(format_args!("{pit}: {proved}"));
             moves.push((pit, proved));
             if reaches {

@@ -12,10 +12,10 @@ use crate::engine::{Game, Pit, Side};
 use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{line_move, line_turn, makes_move, turn_words, Quoted};
+use crate::mail::play::{disagrees, line_move, line_turn, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::mail::wrap;
-use crate::sheet::{written, SheetError};
+use crate::sheet::written;
 use crate::store::{Conditional, OfferKind, Standing, StoreError};
 
 impl Scene<'_> {
@@ -591,10 +591,7 @@ fn if_line(condition: &Conditional) -> String {
 /// on that sheet, else the one in its subject.
 fn move_of(letter: &Letter, quoted: Option<&Quoted>, game: &Game) -> Result<Vec<Pit>, Refusal> {
     match (line_move(letter, |_| false)?, quoted) {
-        (Some(_), Some(Err((disagree @ Refusal::Disagree { .. }, _))))
-        | (_, Some(Err((disagree @ Refusal::Sheet(SheetError::SheetsDisagree { .. }), _)))) => {
-            Err(disagree.clone())
-        }
+        (_, Some(Err((refusal, _)))) if disagrees(refusal) => Err(refusal.clone()),
         (Some(line), _) => Ok(line_turn(game, line)),
         (None, Some(Ok(request))) => Ok(request.sowings.clone()),
         (None, _) => letter

@@ -569,9 +569,10 @@ impl Scene<'_> {
             Event::InvitationWithdrawn { by } => vec![by],
             _ => Side::BOTH.to_vec(),
         };
+        let sheet = self.game.sheet();
         let mail_to = |reader: Side| {
             let news = self.news_to(&events, Some(reader));
-            let mut top = game_line(&self.game.sheet(), &news);
+            let mut top = game_line(&sheet, &news);
             top.push('\n');
             // The invitee's words with their answer go to the inviter, quoted.
             if let (Some(letter), Event::InvitationDeclined { by }) = (self.letter, &events[0]) {
