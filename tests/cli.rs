@@ -4,7 +4,7 @@ mod common;
 #[path = "common/stub.rs"]
 mod stub;
 
-use common::{repo, stderr, stdout, temp_dir};
+use common::{repo, squeezed, stderr, stdout, temp_dir};
 
 fn mancala(args: &[&str], stdin: &str) -> std::process::Output {
     common::run(args, stdin.as_bytes())
@@ -682,7 +682,7 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
         &stamp[11..16]
     );
     // (as read, the lines wrapped where the referee wrapped them)
-    let words = nudge.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&nudge.body);
     assert!(words.contains(&by), "no '{by}' in\n{}", nudge.body);
     assert!(words.contains("your move for 8 days"), "{}", nudge.body);
 

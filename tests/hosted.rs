@@ -19,7 +19,7 @@ mod common;
 #[path = "common/stub.rs"]
 mod stub;
 
-use common::{run, spawn, temp_dir};
+use common::{run, spawn, squeezed, temp_dir};
 use stub::Stub;
 
 const REFEREE: &str = "referee@referee.example";
@@ -302,7 +302,7 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let words = "withdraw\ngames";
     let out = world.deliver(&press_reply(ALICE, &alice, words, "wd@players.example"));
     assert_eq!(addresses_of(&out), [ALICE]);
-    let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = squeezed(&out[0].body);
     assert!(
         text.contains("You withdrew the invitation; Bob is not told."),
         "{text}"
@@ -313,7 +313,7 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     // Bob's answer comes too late, and is told so, to him alone.
     let out = world.deliver(&press_reply(BOB, &bob, "accept", "late@players.example"));
     assert_eq!(addresses_of(&out), [BOB]);
-    let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = squeezed(&out[0].body);
     assert!(
         text.contains("Alice withdrew the invitation to this game"),
         "{text}"
@@ -358,7 +358,7 @@ fn two_sheets_logging_different_moves_play_neither() {
     let words = format!("Sorry, I meant this:\n\n{pasted}");
     let out = world.deliver(&press_reply(ALICE, &edited, &words, "two@x"));
     assert_eq!(addresses_of(&out), [ALICE]);
-    let text = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = squeezed(&out[0].body);
     assert!(
         text.contains("log different moves (d and b), so neither was played"),
         "{text}"
@@ -376,7 +376,7 @@ fn an_accept_with_more_to_do_does_it_all_and_answers_on_the_game_begun() {
         ));
         to(&out, BOB)
     };
-    let flat = |o: &Outgoing| o.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = |o: &Outgoing| squeezed(&o.body);
     let world = World::new("accept-and-more");
     let bob = invite(&world, 0);
     let out = world.deliver(&press_reply(BOB, &bob, "accept\noffer draw\ngames", "a1@x"));
@@ -962,7 +962,7 @@ fn a_move_in_reply_to_a_games_answer_of_several_games_plays_in_none() {
     assert_eq!(games.body.matches("your key:").count(), 2, "{}", games.body);
     let out = world.deliver(&press_reply(ALICE, &games, "move d", "g6@x"));
     assert_eq!(out.len(), 1, "{out:#?}");
-    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&out[0].body);
     assert!(
         words.contains("carries the keys of several games") && words.contains("moved nothing"),
         "{words}"
@@ -1223,11 +1223,7 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
          move f\n\nOn Monday, Yourname wrote:\n{quoted}"
     ));
     assert_eq!(world.games().len(), 1, "no second game");
-    let words = to(&out, BOB)
-        .body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let words = squeezed(&to(&out, BOB).body);
     assert!(
         words.contains(&format!(
             "belongs to your game of Super-Wari with Yourname ({}), which is under way",
@@ -1258,7 +1254,7 @@ fn a_reply_to_the_inviters_own_mail_starts_no_second_game_and_points_to_the_invi
         "From: Bob <{BOB}>\nMessage-ID: <x2@x>\n\nnew kalah with Alice <{ALICE}>\n"
     ));
     assert_eq!(world.games().len(), 1, "no second game");
-    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&out[0].body);
     assert!(
         words.contains("Alice has invited you already, to a game of Super-Wari"),
         "{words}"
@@ -1275,7 +1271,7 @@ fn a_game_against_the_computer_starts_at_once() {
     ));
     assert_eq!(out.len(), 1, "only Alice gets mail");
     let mut mail = out.into_iter().next().unwrap();
-    let words = mail.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&mail.body);
     assert!(words.contains("Computer (South) played"), "{}", mail.body);
     let mut rng = SplitMix64::new(5);
     let mut free_turns = 0;
@@ -1302,7 +1298,7 @@ fn a_game_against_the_computer_starts_at_once() {
         assert!(!mail.body.contains("no move was played"), "{}", mail.body);
         // The computer's free turn is told once, as the words joining its
         // sowings, not again as the first sowing's reason.
-        let words = mail.body.split_whitespace().collect::<Vec<_>>().join(" ");
+        let words = squeezed(&mail.body);
         assert!(!words.contains("(a free turn), a free turn"), "{words}");
         free_turns += usize::from(
             words.contains("Computer (South) played") && words.contains(", a free turn, then "),
@@ -1843,7 +1839,7 @@ fn a_reply_is_never_many_times_larger_than_the_mail_that_asked_for_it() {
         );
     }
     let out = world.deliver(&press_reply(ALICE, &alice, &shapes[0], "cap@x"));
-    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&out[0].body);
     assert!(
         words.contains("A mail gets at most 3 boards drawn (board N or preview)"),
         "the cap is said:\n{}",
@@ -1863,7 +1859,7 @@ fn a_board_number_that_is_no_number_is_refused_with_what_to_write_not_relayed() 
         let out = world.deliver(&press_reply(ALICE, &alice, line, &format!("odd{n}@x")));
         assert_eq!(out.len(), 1, "{line}: nothing to Bob");
         let body = to(&out, ALICE).body;
-        let said = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = squeezed(&body);
         assert!(
             said.contains(&format!(
                 "'{line}' cannot be read: write board, or board and the number of a line of the log, such as: board 3"
@@ -1882,7 +1878,7 @@ fn words_written_with_new_or_accept_are_passed_on_or_the_writer_is_told() {
     ));
     let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
     assert!(!bob.body.contains("Fancy a game"), "{}", bob.body);
-    let said = alice.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = squeezed(&alice.body);
     assert!(
         said.contains("Your other words were not passed on: an invitation carries only the referee's words; write to Bob once the game is on."),
         "{}",
@@ -2004,7 +2000,7 @@ fn a_player_to_move_whose_mail_holds_no_move_is_told_none_was_read() {
         "{}",
         alices.subject
     );
-    let words = alices.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&alices.body);
     assert!(
         words.contains("no line of yours reads as one (a move is a line move <pit>)."),
         "{}",
@@ -2093,7 +2089,7 @@ fn an_invitees_move_out_of_turn_accepts_and_is_told_it_waits() {
         "{}",
         bobs.subject
     );
-    let words = bobs.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&bobs.body);
     assert!(
         words.contains("Your move was not played: it is Alice's move (South)"),
         "{}",
@@ -2119,7 +2115,7 @@ fn a_standing_offer_is_recalled_in_each_later_mail_to_its_answerer() {
     assert!(!told.body.contains("stands: answer it"), "{}", told.body);
     let out = world.deliver(&press_reply(ALICE, &told, "Thinking about it.", "rc3@x"));
     let alices = to(&out, ALICE).body;
-    let words = alices.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&alices);
     assert!(
         words.contains("Bob's draw offer stands: answer it with a line accept or decline."),
         "{alices}"
@@ -2138,7 +2134,7 @@ fn an_invitation_to_a_game_not_here_is_told_and_prose_new_lines_stay_prose() {
     let out = world.deliver(&format!(
         "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hi\nMessage-ID: <ug1@players.example>\n\nnew chess with Bob <{BOB}>\n"
     ));
-    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&out[0].body);
     assert!(
         words.contains(
             "unknown game 'chess'; the games are super-wari, wari, waurie, mankala or kalah"
@@ -2438,11 +2434,7 @@ fn a_condition_on_half_a_turn_is_dropped_with_a_note_that_fits_the_line() {
         "move a\nif c then d",
         "ht2@x",
     ));
-    let words = to(&out, ALICE)
-        .body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let words = squeezed(&to(&out, ALICE).body);
     assert!(
         words.contains("if c then d: dropped, c is not a whole turn of Bob's"),
         "{words}"
@@ -2592,7 +2584,7 @@ fn a_draw_offered_against_a_standing_draw_offer_agrees_it_and_a_replaced_offer_i
     let out = world.deliver(&press_reply(ALICE, &alice, "move c", "om1@x"));
     let out = world.deliver(&press_reply(ALICE, &to(&out, ALICE), "takeback", "om2@x"));
     let out = world.deliver(&press_reply(BOB, &to(&out, BOB), "offer draw", "om3@x"));
-    let words = |body: &str| body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = |body: &str| squeezed(body);
     for mail in &out {
         assert!(words(&mail.body).contains("It replaces"), "{}", mail.body);
     }

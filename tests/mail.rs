@@ -13,7 +13,7 @@ use mancala::sheet::{parse_sowings, Players, Sheet};
 
 mod common;
 
-use common::repo;
+use common::{repo, squeezed};
 
 const REFEREE: &str = "referee@referee.example";
 
@@ -336,11 +336,7 @@ fn a_board_drawn_alone_that_two_moves_leave_is_refused_naming_both() {
          Subject: Wari\nMessage-ID: <alike@players.example>\n\n{drawn}"
     );
     let refused = reply(mail.as_bytes());
-    let words = refused
-        .body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let words = squeezed(&refused.body);
     assert!(
         words.contains(
             "the board you drew could come from a or from b, so it shows no one move: \
@@ -499,7 +495,7 @@ fn a_move_with_no_opponents_address_tells_its_sender_they_alone_were_mailed() {
     );
     let out = replies(mail.as_bytes());
     assert_eq!(addresses(&out), ["you@players.example"]);
-    let words = out[0].body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words = squeezed(&out[0].body);
     assert!(
         words.contains("Bill has no address in this game, so this mail went to you alone"),
         "{}",
@@ -519,11 +515,7 @@ fn a_command_to_the_referee_that_keeps_no_games_is_told_what_it_does() {
              Subject: Super-Wari?\nMessage-ID: <asked@players.example>\n\n{command}\n\n{broadcast}"
         );
         let refused = reply(mail.as_bytes());
-        let words = refused
-            .body
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let words = squeezed(&refused.body);
         assert!(
             words.contains(&format!(
                 "'{command}' is not done here: this referee keeps no games"

@@ -245,3 +245,8 @@ pub fn idle_entries(dir: &std::path::Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// A body's words one space apart: what it says, however it is wrapped.
+pub fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
