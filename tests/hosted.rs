@@ -274,6 +274,36 @@ fn a_declined_inviter_cannot_invite_again_and_an_address_gets_three_invitations_
 }
 
 #[test]
+fn questions_beside_new_are_answered_with_the_game_just_made() {
+    let world = World::new("new-and-games");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <ng0@players.example>\n\n\
+         new wari with Bob <{BOB}>\ngames\nhistory\n"
+    ));
+    assert_eq!(addresses_of(&out), [BOB, ALICE]);
+    let (alice, bob) = (
+        squeezed(&to(&out, ALICE).body),
+        squeezed(&to(&out, BOB).body),
+    );
+    assert!(alice.contains("Your games, as you asked"), "{alice}");
+    assert!(alice.contains("waiting for Bob to accept"), "{alice}");
+    assert!(
+        alice.contains("Your finished games, as you asked"),
+        "{alice}"
+    );
+    // The invitee is told nothing of what the inviter asked.
+    assert!(!bob.contains("as you asked"), "{bob}");
+    // Against the computer, after its first move.
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ng1@players.example>\n\n\
+         new mankala with computer as north\ngames\n"
+    ));
+    assert_eq!(addresses_of(&out), [ALICE]);
+    let alice = squeezed(&out[0].body);
+    assert!(alice.contains("Your games, as you asked"), "{alice}");
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

@@ -191,7 +191,7 @@ impl HostedReferee {
         let hosted = HostedGame::new(record).map_err(|e| super::corrupt(&self.store, &id, e))?;
         let mut game = Transaction::new(&self.store, game_lock, hosted);
         let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
-        let opening = scene.opening(side, computer.is_some(), &news, inviter, now);
+        let opening = scene.opening(side, computer.is_some(), &news, inviter, now)?;
         let summary = scene.summary(&opening.did);
         // The game first: it is the mail's record (a retry finds it by its
         // id). Then the sender's count; lost to a crash, it is one answer
@@ -402,7 +402,16 @@ impl Scene<'_> {
         news: &str,
         inviter: &Mailbox,
         now: u64,
-    ) -> Decision {
+    ) -> Result<Decision, StoreError> {
+        // `games`, `help` and the like beside `new`: answered once the game
+        // is made (and the computer has moved), so the answers show it.
+        if let Some(Ok(commands)) = self.letter.map(|l| &l.commands) {
+            self.questions = commands
+                .iter()
+                .filter(|c| c.is_question() && **c != Command::Board(None))
+                .cloned()
+                .collect();
+        }
         // An invitation carries the referee's words alone: anyone may
         // invite anyone, and the referee relays no stranger's text.
         if self.letter.is_some_and(|l| !l.comment.is_empty()) {
@@ -416,13 +425,15 @@ impl Scene<'_> {
             self.notes[side.index()].push(format!("Your other words were not passed on: {why}."));
         }
         if !against_computer {
+            self.note_answers(side)?;
             let did = Did::Invited(inviter.address.clone());
-            return Decision::new(invitations(self, side, news), did);
+            return Ok(Decision::new(invitations(self, side, news), did));
         }
         let events: Vec<Event> = self.game.computer_replies(now).into_iter().collect();
+        self.note_answers(side)?;
         let did = Did::Challenged(side, events);
         let news = self.summary(&did);
-        Decision::new(self.both(|_| news.clone(), None), did)
+        Ok(Decision::new(self.both(|_| news.clone(), None), did))
     }
 }
 
