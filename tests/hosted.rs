@@ -348,6 +348,9 @@ fn an_inviter_withdraws_an_invitation_not_yet_answered() {
         text.contains("Alice withdrew the invitation to this game"),
         "{text}"
     );
+    // An answer refused is no move refused.
+    assert!(text.contains("nothing in it was done"), "{text}");
+    assert!(!text.contains("no move was played"), "{text}");
     // A withdrawn invitation is no refusal of Bob's: Alice may ask again.
     assert_eq!(invite(1).len(), 2);
     // Nothing to withdraw in a game under way: refused, not ignored.

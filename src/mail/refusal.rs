@@ -41,6 +41,29 @@ impl Refusal {
             GameRefusal::NotInvited => Refusal::NoOffer,
         }
     }
+
+    /// Is this a move refused (so the reply may say "no move was played"),
+    /// rather than an offer, an answer, a question or a new game?
+    pub fn refuses_a_move(&self) -> bool {
+        matches!(
+            self,
+            Refusal::Sheet(_)
+                | Refusal::BadMoveLine { .. }
+                | Refusal::Disagree { .. }
+                | Refusal::SeveralMoves(_)
+                | Refusal::TurnsDrawAlike { .. }
+                | Refusal::NoMove
+                | Refusal::GameOver
+                | Refusal::NotYourMove { .. }
+                | Refusal::Illegal(_)
+                | Refusal::NoFreeTurn { .. }
+                | Refusal::NotYourTurn { .. }
+                | Refusal::OutOfDate
+                | Refusal::ConditionsNeedMove
+                | Refusal::NoConditionsAgainstComputer
+                | Refusal::BadCondition(_)
+        )
+    }
 }
 
 /// What an offer is called in the referee's words.

@@ -458,11 +458,11 @@ impl Scene<'_> {
     /// A refusal to `side`: what is wrong, and the board as it stands.
     fn refuse(&self, side: Side, refusal: &Refusal, from_note: &str) -> Decision {
         let said = format!("{from_note}{refusal}");
-        let mail = self.board(
-            side,
-            "your mail was read, but no move was played:",
-            Some(&said),
-        );
+        let headline = match refusal.refuses_a_move() {
+            true => "your mail was read, but no move was played:",
+            false => "your mail was read, but nothing in it was done:",
+        };
+        let mail = self.board(side, headline, Some(&said));
         Decision::new(mail, Did::Refused(refusal.clone()))
     }
 
