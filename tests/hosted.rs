@@ -304,6 +304,34 @@ fn questions_beside_new_are_answered_with_the_game_just_made() {
 }
 
 #[test]
+fn a_player_asking_without_a_key_gets_each_answer_asked_for() {
+    let world = World::new("keyless-questions");
+    world.game_on();
+    let ask = |words: &str, id: &str| {
+        world.deliver(&format!(
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <{id}@players.example>\n\n{words}\n"
+        ))
+    };
+    let out = ask("history\nratings", "kq1");
+    assert_eq!(addresses_of(&out), [ALICE]);
+    let text = squeezed(&out[0].body);
+    assert!(text.contains("Your finished games, as you asked"), "{text}");
+    assert!(text.contains("The ratings, as you asked"), "{text}");
+    assert!(!text.contains("moved nothing"), "{text}");
+    // A move without a key is still told it moved nothing, with the games
+    // (Bob, who has shown his key, has the answers to spare).
+    let out = world.deliver(&format!(
+        "From: Bob <{BOB}>\nTo: {REFEREE}\nMessage-ID: <kq2@players.example>\n\nmove a\n"
+    ));
+    let text = squeezed(&out[0].body);
+    assert!(
+        text.contains("carries no game key, so it moved nothing"),
+        "{text}"
+    );
+    assert!(text.contains("your key: "), "{text}");
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

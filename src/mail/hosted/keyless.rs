@@ -3,6 +3,8 @@
 //! here, else a few lines at most a few times a day (From is forgeable,
 //! so the referee must not be a way to flood a stranger).
 
+use std::fmt::Write as _;
+
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
 use crate::mail::compose::{self, note, signature};
@@ -10,7 +12,7 @@ use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::outgoing::Outgoing;
-use crate::mail::play::{play_turn, read_request};
+use crate::mail::play::{makes_move, play_turn, read_request};
 use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_players;
 use crate::sheet::RawSheet;
@@ -93,11 +95,7 @@ impl HostedReferee {
         let unknown = unknown_game(letter);
         let reply_to = only_game.filter(|_| plays_here && !help);
         let body = if plays_here && !help && letter.rules_asked().is_none() && unknown.is_none() {
-            let games_text = self.games_text(secrets, games, &from.address);
-            format!(
-                "{} this mail carries no game key, so it moved nothing.\n\n{games_text}",
-                compose::REFEREE_LINE
-            )
+            self.player_answer(secrets, letter, games, &from.address)?
         } else {
             keyless_answer(letter, unknown)
         };
@@ -111,6 +109,44 @@ impl HostedReferee {
             answer,
             postman,
         )
+    }
+
+    /// A player's mail without a key: the answers to its questions about
+    /// them (`games`, `history`, `ratings`); anything else in it moved
+    /// nothing, and they are told so, with their games and keys.
+    fn player_answer(
+        &self,
+        secrets: &Secrets,
+        letter: &Letter,
+        games: &[GameRecord],
+        address: &str,
+    ) -> Result<String, StoreError> {
+        let commands = letter.commands.as_deref().unwrap_or_default();
+        let mut answers = Vec::new();
+        for question in commands {
+            answers.extend(self.about_player(secrets, question, games, address, None)?);
+        }
+        let asked_only = answers.len() == commands.len()
+            && !makes_move(letter, None)
+            && letter.comment.is_empty();
+        let mut body = compose::REFEREE_LINE.to_string();
+        if answers.is_empty() || !asked_only {
+            body.push_str(" this mail carries no game key, so it moved nothing.");
+        }
+        if answers.is_empty() {
+            let games_text = self.games_text(secrets, games, address);
+            let _ = write!(body, "\n\n{}", games_text.trim_end());
+        }
+        for (title, text) in answers {
+            let _ = write!(
+                body,
+                "\n\n{}\n\n{}",
+                compose::heading(&title),
+                text.trim_end()
+            );
+        }
+        body.push('\n');
+        Ok(body)
     }
 
     /// The Reply-To of a player's one game still going, if they have one only.

@@ -76,28 +76,22 @@ impl Scene<'_> {
                 format!("the rules of {}, as you asked.", ruleset.title()),
                 crate::guide::ruleset_text(*ruleset).to_string(),
             ),
-            Command::Games => {
+            Command::Games | Command::History => {
                 let games = self.games_now(record, address)?;
-                (
-                    "your games, as you asked.".into(),
-                    self.referee.games_text(self.secrets, &games, address),
-                )
-            }
-            Command::History => {
-                let games = self.games_now(record, address)?;
-                (
-                    "your finished games, as you asked.".into(),
-                    history_text(&games, address),
-                )
-            }
-            Command::Ratings(ruleset) => {
-                let leaders = (self.referee.store).leaders(
-                    *ruleset,
-                    RATINGS_SHOWN,
-                    Some(address),
+                let answer = self.referee.about_player(
+                    self.secrets,
+                    question,
+                    &games,
+                    address,
                     Some(record),
-                )?;
-                ("the ratings, as you asked.".into(), ratings_text(&leaders))
+                );
+                answer?.unwrap_or_default()
+            }
+            Command::Ratings(_) => {
+                let answer =
+                    self.referee
+                        .about_player(self.secrets, question, &[], address, Some(record));
+                answer?.unwrap_or_default()
             }
             // Perfect play's view of a game between two players still on
             // would be help in it: it waits for the end.
@@ -312,6 +306,40 @@ pub(super) fn history_text(games: &[GameRecord], address: &str) -> String {
 }
 
 impl HostedReferee {
+    /// The title and text of the answer to a question about a player,
+    /// asked in a game's mail or without a key: `games` and `history` on
+    /// `games` (theirs), `ratings` on the store as it is (`after` the game
+    /// just changed, if it has not yet counted). `None` for any other question.
+    ///
+    /// # Errors
+    /// When the store cannot say what the ratings are.
+    pub(super) fn about_player(
+        &self,
+        secrets: &Secrets,
+        question: &Command,
+        games: &[GameRecord],
+        address: &str,
+        after: Option<&GameRecord>,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(Some(match question {
+            Command::Games => (
+                "your games, as you asked.".into(),
+                self.games_text(secrets, games, address),
+            ),
+            Command::History => (
+                "your finished games, as you asked.".into(),
+                history_text(games, address),
+            ),
+            Command::Ratings(ruleset) => {
+                let leaders = self
+                    .store
+                    .leaders(*ruleset, RATINGS_SHOWN, Some(address), after)?;
+                ("the ratings, as you asked.".into(), ratings_text(&leaders))
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     /// The games `address` plays here, those awaiting their move first,
     /// each with its opponent, whose move it is, the key for it and its board.
     pub(super) fn games_text(
