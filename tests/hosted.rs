@@ -332,6 +332,53 @@ fn a_player_asking_without_a_key_gets_each_answer_asked_for() {
 }
 
 #[test]
+fn a_sheet_of_another_game_pasted_into_a_reply_plays_in_neither() {
+    let world = World::new("other-sheet");
+    let (alice_a, _) = world.game_on();
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <os1@players.example>\n\nnew wari with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "accept",
+        "os2@players.example",
+    ));
+    let alice_b = to(&out, ALICE);
+    // Alice answers game A's mail, but pastes game B's sheet, her move on it.
+    let mut reply = press_reply(ALICE, &alice_a, "", "os3@players.example");
+    let sheet_b: String = alice_b.body.lines().map(|l| format!("> {l}\n")).collect();
+    let sheet_a: String = alice_a.body.lines().map(|l| format!("> {l}\n")).collect();
+    reply = reply.replace(&sheet_a, &sheet_b.replace("1.    ?", "1.    c"));
+    assert!(reply.contains("1.    c"), "{reply}");
+    let out = world.deliver(&reply);
+    assert_eq!(addresses_of(&out), [ALICE], "{}", out[0].body);
+    let text = squeezed(&out[0].body);
+    assert!(text.contains("no move was played"), "{text}");
+    let id_b = alice_b.subject.split([' ', ':']).nth(1).unwrap();
+    assert!(
+        text.contains(&format!("the board you quoted is game {id_b}'s")),
+        "{text}"
+    );
+    assert!(
+        world.games().iter().all(|g| g.turns.is_empty()),
+        "nothing played"
+    );
+    // A move line is the key's game's, whatever sheet is quoted beside it.
+    let reply = press_reply(ALICE, &alice_a, "move d", "os4@players.example");
+    let out = world.deliver(&reply.replace(&sheet_a, &sheet_b));
+    assert_eq!(addresses_of(&out), [ALICE, BOB], "{}", out[0].body);
+    let id_a = alice_a.subject.split([' ', ':']).nth(1).unwrap();
+    let played: Vec<String> = world
+        .games()
+        .iter()
+        .filter(|g| !g.turns.is_empty())
+        .map(|g| g.id.to_string())
+        .collect();
+    assert_eq!(played, [id_a]);
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

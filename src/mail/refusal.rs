@@ -62,6 +62,7 @@ impl Refusal {
                 | Refusal::ConditionsNeedMove
                 | Refusal::NoConditionsAgainstComputer
                 | Refusal::BadCondition(_)
+                | Refusal::OtherGame { .. }
         )
     }
 }
@@ -117,6 +118,9 @@ pub enum Refusal {
     SeveralGames(String),
     #[error("there is no game {0} here; a line  games  lists yours")]
     NoGame(String),
+    /// A move written on the sheet of another game than the key's.
+    #[error("the board you quoted is game {quoted}'s, not this game's ({this}); to move in {quoted}, reply to a mail of that game")]
+    OtherGame { quoted: String, this: String },
     #[error("it is {name}'s move ({side}): wait for the referee's mail with their move, then reply to it")]
     NotYourTurn { name: String, side: Side },
     #[error("the board you answered has changed since (it is out of date): answer the referee's latest mail, which shows it as it stands")]
@@ -297,6 +301,10 @@ mod tests {
             Refusal::NoKey,
             Refusal::SeveralGames("k7q2mx, m3p9zt".into()),
             Refusal::NoGame("k7q2mx".into()),
+            Refusal::OtherGame {
+                quoted: "m3p9zt".into(),
+                this: "k7q2mx".into(),
+            },
             Refusal::NotYourTurn {
                 name: name(),
                 side: Side::North,

@@ -510,6 +510,18 @@ impl Scene<'_> {
         // The quoted sheet read once: it replays the pasted game.
         let played = self.game.game().sowings();
         let quoted = quoted_request(letter, Writer { side, played });
+        // A move written on another game's sheet is that game's, though the
+        // key is this one's (a move line is the key's game's, whatever is quoted).
+        if let (Some(Ok(request)), true) = (&quoted, letter.move_lines.is_empty()) {
+            let this = self.game.record().id.as_str();
+            if let Some(other) = request.sheet.id.as_deref().filter(|id| *id != this) {
+                let refusal = Refusal::OtherGame {
+                    quoted: other.to_string(),
+                    this: this.to_string(),
+                };
+                return Ok(self.refuse(side, &refusal, &from_note));
+            }
+        }
         let moves = makes_move(letter, quoted.as_ref());
         if !questions.is_empty()
             && acts.is_empty()
