@@ -374,6 +374,7 @@ mod tests {
                 | Refusal::NoKey
                 | Refusal::SeveralGames(_)
                 | Refusal::NoGame(_)
+                | Refusal::OtherGame { .. }
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate
                 | Refusal::NoOffer
