@@ -379,6 +379,48 @@ fn a_sheet_of_another_game_pasted_into_a_reply_plays_in_neither() {
 }
 
 #[test]
+fn an_empty_reply_on_the_opponents_turn_is_told_whose_move_it_is() {
+    let world = World::new("empty-reply");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move a", "er1@players.example"));
+    let alice = to(&out, ALICE);
+    let out = world.deliver(&press_reply(ALICE, &alice, "", "er2@players.example"));
+    assert_eq!(addresses_of(&out), [ALICE]);
+    let text = squeezed(&out[0].body);
+    assert!(text.contains("it is Bob's move"), "{text}");
+    assert!(!text.contains("write a line"), "{text}");
+}
+
+#[test]
+fn if_lines_beside_a_turn_not_finished_ask_for_the_whole_turn() {
+    let world = World::new("if-free-turn");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ft0@players.example>\n\nnew kalah with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "accept",
+        "ft1@players.example",
+    ));
+    let alice = to(&out, ALICE);
+    // Kalah's c, four stones, ends in the store: another sowing is due.
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "move c\nif a then b",
+        "ft2@players.example",
+    ));
+    let text = squeezed(&to(&out, ALICE).body);
+    assert!(
+        text.contains(
+            "your turn is not over (c earns another sowing): write the whole turn, as move c-<pit>"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

@@ -68,7 +68,7 @@ pub fn line_turn(game: &Game, sowings: Vec<Pit>) -> Vec<Pit> {
 }
 
 /// The sowings of the turn the side to move has begun (`f-?`), if any.
-fn begun(game: &Game) -> Vec<Pit> {
+pub fn begun(game: &Game) -> Vec<Pit> {
     let Some(side) = game.to_move() else {
         return Vec::new();
     };

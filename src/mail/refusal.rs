@@ -60,6 +60,7 @@ impl Refusal {
                 | Refusal::NotYourTurn { .. }
                 | Refusal::OutOfDate
                 | Refusal::ConditionsNeedMove
+                | Refusal::ConditionsNeedWholeTurn(_)
                 | Refusal::NoConditionsAgainstComputer
                 | Refusal::BadCondition(_)
                 | Refusal::OtherGame { .. }
@@ -139,6 +140,9 @@ pub enum Refusal {
     NoTakeback(String),
     #[error("if lines go with your move (or after it, while your opponent is to move): write move c and then if e then d")]
     ConditionsNeedMove,
+    /// `if` lines beside a turn not finished: its sowing earned another.
+    #[error("if lines wait for your opponent's reply, and your turn is not over ({0} earns another sowing): write the whole turn, as move {0}-<pit>, with them")]
+    ConditionsNeedWholeTurn(String),
     #[error(
         "the computer answers at once, so it takes no conditional moves: write your move alone"
     )]
@@ -323,6 +327,7 @@ mod tests {
             Refusal::OneOfferAMail,
             Refusal::NoTakeback("the last turn is not yours".into()),
             Refusal::ConditionsNeedMove,
+            Refusal::ConditionsNeedWholeTurn("c".into()),
             Refusal::NoConditionsAgainstComputer,
             Refusal::ComputerTakesNoOffers,
             Refusal::TooManyCommands,
@@ -384,6 +389,7 @@ mod tests {
                 | Refusal::OneOfferAMail
                 | Refusal::NoTakeback(_)
                 | Refusal::ConditionsNeedMove
+                | Refusal::ConditionsNeedWholeTurn(_)
                 | Refusal::NoConditionsAgainstComputer
                 | Refusal::ComputerTakesNoOffers
                 | Refusal::TooManyCommands

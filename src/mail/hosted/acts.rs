@@ -12,7 +12,7 @@ use crate::engine::{Game, Pit, Side};
 use crate::hosted::{Answer, BoardSeen, Dropped, Event, GameRefusal, CONDITIONS};
 use crate::mail::command::Command;
 use crate::mail::letter::Letter;
-use crate::mail::play::{disagrees, line_move, line_turn, makes_move, turn_words, Quoted};
+use crate::mail::play::{begun, disagrees, line_move, line_turn, makes_move, turn_words, Quoted};
 use crate::mail::refusal::{offered, Refusal};
 use crate::mail::wrap;
 use crate::sheet::written;
@@ -115,6 +115,10 @@ impl Scene<'_> {
         if !conditions.is_empty() {
             match self.game.keep_conditions(side, conditions) {
                 Ok(kept) => events.push(kept),
+                Err(GameRefusal::ConditionsNeedMove) if !begun(self.game.game()).is_empty() => {
+                    let turn = written(&begun(self.game.game()));
+                    refused.push(Refusal::ConditionsNeedWholeTurn(turn));
+                }
                 Err(refusal) => refused.push(self.refusal(refusal)),
             }
         }
@@ -175,7 +179,17 @@ impl Scene<'_> {
                     let mail = self.board(side, "your conditional moves are kept.", None);
                     return Decision::new(mail, Did::ConditionsKept);
                 }
-                return self.refuse(side, &Refusal::NoMove, from_note);
+                // Told "write a move" on the opponent's turn, they would
+                // write one, to be refused: say whose move it is.
+                let refusal = match self.game.game().to_move() {
+                    Some(to_move) if to_move != side => Refusal::NotYourTurn {
+                        name: self.game.name(to_move).to_string(),
+                        side: to_move,
+                    },
+                    None if self.game.game().is_over() => Refusal::GameOver,
+                    _ => Refusal::NoMove,
+                };
+                return self.refuse(side, &refusal, from_note);
             };
             let rest: Vec<String> = refused[1..].iter().map(|r| format!("Also: {r}.")).collect();
             self.notes[side.index()].extend(rest);
