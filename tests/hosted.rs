@@ -301,6 +301,16 @@ fn questions_beside_new_are_answered_with_the_game_just_made() {
     assert_eq!(addresses_of(&out), [ALICE]);
     let alice = squeezed(&out[0].body);
     assert!(alice.contains("Your games, as you asked"), "{alice}");
+    // A move or an offer beside `new` is not done, and said so.
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ng2@players.example>\n\n\
+         new kalah with computer\nmove c-f\noffer draw\n"
+    ));
+    let alice = squeezed(&out[0].body);
+    assert!(
+        alice.contains("Not done: move, offer draw. A mail with a line new only starts a game"),
+        "{alice}"
+    );
 }
 
 #[test]

@@ -411,6 +411,21 @@ impl Scene<'_> {
                 .filter(|c| c.is_question() && **c != Command::Board(None))
                 .cloned()
                 .collect();
+            // A move, an offer or `if` lines in the mail that starts the
+            // game are not done: said, with what to do instead.
+            let mut acts: Vec<&str> = commands
+                .iter()
+                .filter(|c| !c.is_question() && !matches!(c, Command::New { .. }))
+                .map(Command::name)
+                .collect();
+            acts.dedup();
+            if !acts.is_empty() {
+                self.notes[side.index()].push(format!(
+                    "Not done: {}. A mail with a line  new  only starts a game; \
+                     write them in a reply to a mail of the game once it is on.",
+                    acts.join(", ")
+                ));
+            }
         }
         // An invitation carries the referee's words alone: anyone may
         // invite anyone, and the referee relays no stranger's text.
