@@ -431,6 +431,33 @@ fn if_lines_beside_a_turn_not_finished_ask_for_the_whole_turn() {
 }
 
 #[test]
+fn a_preview_refusing_the_opponents_turn_names_the_opponents_pit() {
+    let world = World::new("preview-whose");
+    let (alice, _) = world.game_on();
+    let out = world.deliver(&press_reply(ALICE, &alice, "move c", "pw1@players.example"));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "move b",
+        "pw2@players.example",
+    ));
+    let alice = to(&out, ALICE);
+    // Alice's a, then Bob's b: the pit he has just emptied.
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &alice,
+        "preview a b",
+        "pw3@players.example",
+    ));
+    let text = squeezed(&out[0].body);
+    assert!(
+        text.contains("b cannot be played: Bob's b is empty. Legal for Bob:"),
+        "{text}"
+    );
+    assert!(!text.contains("Your b is empty"), "{text}");
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

@@ -220,20 +220,34 @@ pub fn echo(line: &str) -> String {
 
 /// A refused sowing as the player thinks of it.
 fn in_your_words(error: &crate::engine::PlayError) -> String {
+    in_words_of(error, None)
+}
+
+/// The engine's refusal of a sowing said to its player, or (`owner`
+/// named) to another reader: "Your b is empty" is wrong about Bob's b.
+pub fn in_words_of(error: &crate::engine::PlayError, owner: Option<&str>) -> String {
     use crate::engine::PlayErrorKind;
     let pit = error.pit;
+    let (whose, opponent, legal) = match owner {
+        None => ("Your".to_string(), "your opponent", "Legal".to_string()),
+        Some(name) => (
+            format!("{name}'s"),
+            "their opponent",
+            format!("Legal for {name}"),
+        ),
+    };
     let why = match error.kind {
         PlayErrorKind::GameOver => return "The game is over.".to_string(),
         // Written as a letter or a digit: both said.
         PlayErrorKind::NoSuchPit => {
             format!("There is no pit {pit} ({}) on this board.", pit.index() + 1)
         }
-        PlayErrorKind::Empty => format!("Your {pit} is empty."),
+        PlayErrorKind::Empty => format!("{whose} {pit} is empty."),
         PlayErrorKind::StarvesOpponent => {
-            format!("Your {pit} would leave your opponent with no stones, which the rules forbid.")
+            format!("{whose} {pit} would leave {opponent} with no stones, which the rules forbid.")
         }
     };
-    format!("{why} Legal: {}.", error.legal)
+    format!("{why} {legal}: {}.", error.legal)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::engine::{Game, Pit, Side};
 use crate::mail::command::Command;
 use crate::mail::compose::result_words;
 use crate::mail::play::play_turn;
-use crate::mail::refusal::echo;
+use crate::mail::refusal::{echo, in_words_of, Refusal};
 use crate::sheet::{written, Sheet, NOT_THE_GAME};
 use crate::store::{ratings, GameRecord, Secrets, Standing, StoreError};
 
@@ -182,7 +182,13 @@ impl Scene<'_> {
                 }
                 Ok(news) => said.push(news),
                 Err(refusal) => {
-                    said.push(format!("{turn_written} cannot be played: {refusal}"));
+                    let why = match &refusal {
+                        Refusal::Illegal(error) if mover != side => {
+                            in_words_of(error, Some(trial.name(mover)))
+                        }
+                        _ => refusal.to_string(),
+                    };
+                    said.push(format!("{turn_written} cannot be played: {why}"));
                     break;
                 }
             }
