@@ -85,13 +85,24 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
         let mut solver = Solver::new(tables, nodes);
         let before = solver.solve(&before_position);
         let after = value_for(&mut Solver::new(tables, nodes), &position, side);
-        let lost = before.value - after.0;
+        let exact = before.exact && after.1;
+        let best_value = before.moves.iter().map(|m| m.1).max();
         let best = before
             .moves
             .iter()
-            .max_by_key(|m| m.1)
-            .map(|m| m.0)
-            .filter(|_| lost > 0);
+            .find(|m| Some(m.1) == best_value)
+            .map(|m| m.0);
+        // Was the turn begun with a sowing the search before it ranks best?
+        let begun_best = (before.moves.iter()).any(|m| m.0 == played[0] && Some(m.1) == best_value);
+        // Two estimates, each of its own search, differ by noise: a turn
+        // begun best lost nothing that estimates can show.
+        let lost = match exact || !begun_best {
+            true => before.value - after.0,
+            false => 0,
+        };
+        // A turn begun best that lost (a later sowing of it): naming its
+        // first sowing would tell its player nothing.
+        let best = best.filter(|_| lost > 0 && !begun_best);
         turns.push(TurnAnalysis {
             turn: turns.len() / 2 + 1,
             side,
@@ -102,7 +113,7 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
             // Only known, never guessed from an estimate.
             let_go: before.exact && after.1 && before.value > 0 && after.0 <= 0,
             best,
-            exact: before.exact && after.1,
+            exact,
         });
     }
     Analysis { turns }

@@ -513,5 +513,13 @@ fn analysis_says_a_win_was_let_go_only_on_exact_values() {
     );
     for turn in &analysis.turns {
         assert!(!turn.let_go || turn.exact, "{turn:?}");
+        // The best named is never the sowing the turn began with.
+        assert_ne!(turn.best, Some(turn.sowings[0]), "{turn:?}");
+    }
+    // Estimates say no loss of a turn begun with the sowing ranked best;
+    // where one is said, the best named is another sowing.
+    assert!(analysis.turns.iter().any(|t| !t.exact && t.lost == 0));
+    for turn in analysis.turns.iter().filter(|t| !t.exact && t.lost > 0) {
+        assert!(turn.best.is_some(), "{turn:?}");
     }
 }
