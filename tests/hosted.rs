@@ -458,6 +458,39 @@ fn a_preview_refusing_the_opponents_turn_names_the_opponents_pit() {
 }
 
 #[test]
+fn a_takeback_a_conditional_move_declines_at_once_is_not_offered_for_an_answer() {
+    let world = World::new("takeback-if");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ti0@players.example>\n\nnew wari with Bob <{BOB}>\n"
+    ));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "accept",
+        "ti1@players.example",
+    ));
+    let words = "move c\nif d then e";
+    let out = world.deliver(&press_reply(
+        ALICE,
+        &to(&out, ALICE),
+        words,
+        "ti2@players.example",
+    ));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &to(&out, BOB),
+        "move d\ntakeback",
+        "ti3@players.example",
+    ));
+    for reader in [ALICE, BOB] {
+        let text = squeezed(&to(&out, reader).body);
+        assert!(text.contains("to take back"), "{text}");
+        assert!(text.contains("declines"), "{text}");
+        assert!(!text.contains("may answer accept"), "{text}");
+    }
+}
+
+#[test]
 fn an_inviter_withdraws_an_invitation_not_yet_answered() {
     let world = World::new("withdraw");
     let invite = |n: u32| {

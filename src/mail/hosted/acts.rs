@@ -305,9 +305,19 @@ impl Scene<'_> {
 
     /// The news of `events` as `reader` is told it: the reader is "you".
     pub(super) fn news_to(&self, events: &[Event], reader: Option<Side>) -> String {
+        // An offer a conditional move declined in this very mail is not
+        // the reader's to answer: told as asked, and as declined.
+        let declined = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::OfferDeclinedByMove { by, kind } => Some((*by, *kind)),
+                _ => None,
+            })
+            .collect();
         let names = Names {
             scene: self,
             reader,
+            declined,
         };
         let mut news = String::new();
         for said in events.iter().filter_map(|e| names.said(e)) {
@@ -407,6 +417,8 @@ impl Scene<'_> {
 struct Names<'a, 'b> {
     scene: &'a Scene<'b>,
     reader: Option<Side>,
+    /// The offers the events decline by a move: not to be answered.
+    declined: Vec<(Side, OfferKind)>,
 }
 
 impl Names<'_, '_> {
@@ -478,7 +490,10 @@ impl Names<'_, '_> {
                 last_turn,
                 replaced,
             } => {
-                let offer = self.offer(*by, *kind, last_turn);
+                let offer = match self.declined.contains(&(*by, *kind)) {
+                    true => self.offer_made(*by, *kind, last_turn),
+                    false => self.offer(*by, *kind, last_turn),
+                };
                 match replaced {
                     Some(replaced) => format!(
                         "{offer} (It replaces {} {}, which stands no more.)",
@@ -534,6 +549,20 @@ impl Names<'_, '_> {
     }
 
     /// `by`'s offer, and how its reader may answer it.
+    /// An offer made and declined in one mail: no answer asked for.
+    fn offer_made(&self, by: Side, kind: OfferKind, last_turn: &[crate::engine::Pit]) -> String {
+        let me = self.who(by);
+        match kind {
+            OfferKind::Draw => format!("{me} {} a draw.", self.verb(by, "offers", "offer")),
+            OfferKind::Takeback => format!(
+                "{me} {} to take back {} last turn ({}).",
+                self.verb(by, "asks", "ask"),
+                self.verb(by, "their", "your"),
+                written(last_turn),
+            ),
+        }
+    }
+
     fn offer(&self, by: Side, kind: OfferKind, last_turn: &[crate::engine::Pit]) -> String {
         let (me, other) = (self.who(by), self.whom(by.other()));
         match kind {
