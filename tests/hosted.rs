@@ -736,14 +736,34 @@ fn a_game_against_the_computer_makes_nobody_a_player_here() {
     let mut answers = world
         .deliver("From: victim@elsewhere.example\nMessage-ID: <cf@x>\n\nnew wari with computer\n")
         .len();
+    let mut last = String::new();
     for n in 0..12 {
-        answers += world
-            .deliver(&format!(
-                "From: victim@elsewhere.example\nMessage-ID: <cf{n}@x>\n\nhello\n"
-            ))
-            .len();
+        let out = world.deliver(&format!(
+            "From: victim@elsewhere.example\nMessage-ID: <cf{n}@x>\n\nhello\n"
+        ));
+        answers += out.len();
+        // Only the last answer says it is the last, and when mail is answered again.
+        for mail in out {
+            assert_eq!(
+                answers == 3,
+                mail.body.contains("This is the last of the 3 answers")
+            );
+            last = squeezed(&mail.body);
+        }
     }
     assert_eq!(answers, 3, "a stranger's three a day");
+    assert!(last.contains("mail sent before 20"), "{last}");
+    // A newcomer's `new` refused is counted and warned the same way.
+    let world = World::new("newcomer-typos");
+    let said: Vec<bool> = (0..4)
+        .map(|n| {
+            let out = world.deliver(&format!(
+                "From: newcomer@elsewhere.example\nMessage-ID: <nt{n}@x>\n\nnew wari with newcomer@elsewhere.example\n"
+            ));
+            out.iter().any(|o| o.body.contains("This is the last of the 3 answers"))
+        })
+        .collect();
+    assert_eq!(said, [false, false, true, false]);
 }
 
 /// A garbled first move accepts nothing. The invitee who moves first is

@@ -158,12 +158,15 @@ impl HostedReferee {
         {
             return Ok(report);
         }
-        let refuse = |sender, refusal: Refusal| {
-            let body = format!(
+        let refuse = |sender: Transaction<'_, crate::store::SenderRecord>, refusal: Refusal| {
+            let mut body = format!(
                 "{} your mail was read, but no game was started:\n\n{}",
                 crate::mail::compose::REFEREE_LINE,
                 crate::mail::compose::note(&refusal.to_string())
             );
+            if !verified {
+                body = super::keyless::noting_last_answer(body, &sender.record, plays_here);
+            }
             // Pointed to an invitation of theirs: replying answers it.
             let reply_to = match &refusal {
                 Refusal::InvitedBy { id, side, .. } | Refusal::GameUnderWay { id, side, .. } => {

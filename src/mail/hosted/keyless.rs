@@ -228,7 +228,10 @@ impl HostedReferee {
         };
         match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
             Some(report) => Ok(report),
-            None => self.reply_to_sender(sender, letter, to, body, reply_to, postman),
+            None => {
+                let body = noting_last_answer(body, &sender.record, plays_here);
+                self.reply_to_sender(sender, letter, to, body, reply_to, postman)
+            }
         }
     }
 
@@ -285,11 +288,7 @@ impl HostedReferee {
             return Ok(Some(report));
         }
         let now = store::now();
-        let cap = if plays_here {
-            PLAYER_ANSWERS
-        } else {
-            STRANGER_ANSWERS
-        };
+        let cap = answers_a_day(plays_here);
         if limited && sender.record.answers_today(now) >= cap {
             sender.commit(letter.identity.clone(), Vec::new())?;
             return Ok(Some(Report::ignored(format!(
@@ -321,6 +320,39 @@ impl HostedReferee {
         sender.finish(letter.identity.clone(), vec![out], postman, &mut report)?;
         Ok(report)
     }
+}
+
+/// How many answers a day an address gets while it has not shown a key.
+fn answers_a_day(plays_here: bool) -> usize {
+    match plays_here {
+        true => PLAYER_ANSWERS,
+        false => STRANGER_ANSWERS,
+    }
+}
+
+/// `body`, and if it is the last answer the address gets for a day (the
+/// answer about to be counted), a word saying so, so that silence after
+/// it is no mystery: when its mail is answered again.
+pub(super) fn noting_last_answer(body: String, sender: &SenderRecord, plays_here: bool) -> String {
+    let now = store::now();
+    let cap = answers_a_day(plays_here);
+    if sender.answers_today(now) + 1 != cap {
+        return body;
+    }
+    let oldest = sender.answered.iter().filter(|&&t| t + 86_400 > now).min();
+    let again = oldest.map_or(now, |&t| t) + 86_400;
+    let again = std::time::UNIX_EPOCH + std::time::Duration::from_secs(again);
+    let note = format!(
+        "(This is the last of the {cap} answers a day this address gets while it has \
+         shown no game key: mail sent before {} is not answered. A reply to a mail of \
+         one of your games carries your key and is not counted here.)",
+        crate::mail::transport::timestamp(again)
+    );
+    format!(
+        "{}\n\n{}\n",
+        body.trim_end(),
+        crate::mail::wrap::fill(&note)
+    )
 }
 
 /// The mailbox `address` plays under in `games`, as registered.
