@@ -66,15 +66,22 @@ impl World {
 
     /// Alice invites Bob and Bob accepts: their first boards.
     fn game_on(&self) -> (Outgoing, Outgoing) {
+        self.game_of("super-wari")
+    }
+
+    /// As [`World::game_on`], a game of `game`: one more such game
+    /// between them each call.
+    fn game_of(&self, game: &str) -> (Outgoing, Outgoing) {
+        let made = self.games().len();
         let out = self.deliver(&format!(
-            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
+            "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c{made}-{game}@players.example>\n\nnew {game} with Bob <{BOB}>\n"
         ));
         let invitation = to(&out, BOB);
         let out = self.deliver(&press_reply(
             BOB,
             &invitation,
             "accept",
-            "acc@players.example",
+            &format!("acc{made}-{game}@players.example"),
         ));
         (to(&out, ALICE), to(&out, BOB))
     }
@@ -345,16 +352,7 @@ fn a_player_asking_without_a_key_gets_each_answer_asked_for() {
 fn a_sheet_of_another_game_pasted_into_a_reply_plays_in_neither() {
     let world = World::new("other-sheet");
     let (alice_a, _) = world.game_on();
-    let out = world.deliver(&format!(
-        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <os1@players.example>\n\nnew wari with Bob <{BOB}>\n"
-    ));
-    let out = world.deliver(&press_reply(
-        BOB,
-        &to(&out, BOB),
-        "accept",
-        "os2@players.example",
-    ));
-    let alice_b = to(&out, ALICE);
+    let (alice_b, _) = world.game_of("wari");
     // Alice answers game A's mail, but pastes game B's sheet, her move on it.
     let mut reply = press_reply(ALICE, &alice_a, "", "os3@players.example");
     let sheet_b: String = alice_b.body.lines().map(|l| format!("> {l}\n")).collect();
@@ -404,16 +402,7 @@ fn an_empty_reply_on_the_opponents_turn_is_told_whose_move_it_is() {
 #[test]
 fn if_lines_beside_a_turn_not_finished_ask_for_the_whole_turn() {
     let world = World::new("if-free-turn");
-    let out = world.deliver(&format!(
-        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ft0@players.example>\n\nnew kalah with Bob <{BOB}>\n"
-    ));
-    let out = world.deliver(&press_reply(
-        BOB,
-        &to(&out, BOB),
-        "accept",
-        "ft1@players.example",
-    ));
-    let alice = to(&out, ALICE);
+    let (alice, _) = world.game_of("kalah");
     // Kalah's c, four stones, ends in the store: another sowing is due.
     let out = world.deliver(&press_reply(
         ALICE,
@@ -460,22 +449,9 @@ fn a_preview_refusing_the_opponents_turn_names_the_opponents_pit() {
 #[test]
 fn a_takeback_a_conditional_move_declines_at_once_is_not_offered_for_an_answer() {
     let world = World::new("takeback-if");
-    let out = world.deliver(&format!(
-        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ti0@players.example>\n\nnew wari with Bob <{BOB}>\n"
-    ));
-    let out = world.deliver(&press_reply(
-        BOB,
-        &to(&out, BOB),
-        "accept",
-        "ti1@players.example",
-    ));
+    let (alice, _) = world.game_of("wari");
     let words = "move c\nif d then e";
-    let out = world.deliver(&press_reply(
-        ALICE,
-        &to(&out, ALICE),
-        words,
-        "ti2@players.example",
-    ));
+    let out = world.deliver(&press_reply(ALICE, &alice, words, "ti2@players.example"));
     let out = world.deliver(&press_reply(
         BOB,
         &to(&out, BOB),
