@@ -115,9 +115,15 @@ impl Scene<'_> {
         if !conditions.is_empty() {
             match self.game.keep_conditions(side, conditions) {
                 Ok(kept) => events.push(kept),
-                Err(GameRefusal::ConditionsNeedMove) if !begun(self.game.game()).is_empty() => {
-                    let turn = written(&begun(self.game.game()));
-                    refused.push(Refusal::ConditionsNeedWholeTurn(turn));
+                Err(GameRefusal::ConditionsNeedMove) => {
+                    // A turn begun (`c-?`) is not over: the conditions need
+                    // it written whole, not a move of its own.
+                    let begun = begun(self.game.game());
+                    refused.push(if begun.is_empty() {
+                        Refusal::ConditionsNeedMove
+                    } else {
+                        Refusal::ConditionsNeedWholeTurn(written(&begun))
+                    });
                 }
                 Err(refusal) => refused.push(self.refusal(refusal)),
             }
