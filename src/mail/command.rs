@@ -107,6 +107,12 @@ impl Command {
                 | Command::Ratings(_)
         )
     }
+
+    /// A question answered in a section of its own. Not `board` alone: the
+    /// reply shows the board anyway, so it asks for nothing more.
+    pub fn asks_for_an_answer(&self) -> bool {
+        self.is_question() && *self != Command::Board(None)
+    }
 }
 
 /// The command on one line, if the line is one.

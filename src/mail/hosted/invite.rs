@@ -411,7 +411,7 @@ impl Scene<'_> {
         if let Some(Ok(commands)) = self.letter.map(|l| &l.commands) {
             self.questions = commands
                 .iter()
-                .filter(|c| c.is_question() && **c != Command::Board(None))
+                .filter(|c| c.asks_for_an_answer())
                 .cloned()
                 .collect();
             // A move, an offer or `if` lines in the mail that starts the

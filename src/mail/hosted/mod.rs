@@ -498,7 +498,7 @@ impl Scene<'_> {
         }
         let questions: Vec<Command> = commands
             .iter()
-            .filter(|c| c.is_question() && **c != Command::Board(None))
+            .filter(|c| c.asks_for_an_answer())
             .cloned()
             .collect();
         let acts: Vec<Command> = commands
