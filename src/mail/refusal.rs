@@ -45,26 +45,58 @@ impl Refusal {
     /// Is this a move refused (so the reply may say "no move was played"),
     /// rather than an offer, an answer, a question or a new game?
     pub fn refuses_a_move(&self) -> bool {
-        matches!(
-            self,
+        // Exhaustive, so that each new refusal is classed when it is added.
+        match self {
             Refusal::Sheet(_)
-                | Refusal::BadMoveLine { .. }
-                | Refusal::Disagree { .. }
-                | Refusal::SeveralMoves(_)
-                | Refusal::TurnsDrawAlike { .. }
-                | Refusal::NoMove
-                | Refusal::GameOver
-                | Refusal::NotYourMove { .. }
-                | Refusal::Illegal(_)
-                | Refusal::NoFreeTurn { .. }
-                | Refusal::NotYourTurn { .. }
-                | Refusal::OutOfDate
-                | Refusal::ConditionsNeedMove
-                | Refusal::ConditionsNeedWholeTurn(_)
-                | Refusal::NoConditionsAgainstComputer
-                | Refusal::BadCondition(_)
-                | Refusal::OtherGame { .. }
-        )
+            | Refusal::BadMoveLine { .. }
+            | Refusal::Disagree { .. }
+            | Refusal::SeveralMoves(_)
+            | Refusal::TurnsDrawAlike { .. }
+            | Refusal::NoMove
+            | Refusal::GameOver
+            | Refusal::NotYourMove { .. }
+            | Refusal::Illegal(_)
+            | Refusal::NoFreeTurn { .. }
+            | Refusal::NotYourTurn { .. }
+            | Refusal::OutOfDate
+            | Refusal::ConditionsNeedMove
+            | Refusal::ConditionsNeedWholeTurn(_)
+            | Refusal::NoConditionsAgainstComputer
+            | Refusal::BadCondition(_)
+            | Refusal::OtherGame { .. } => true,
+            Refusal::KeepsNoGames(_)
+            | Refusal::TooLarge(_)
+            | Refusal::NoKey
+            | Refusal::SeveralGames(_)
+            | Refusal::NoGame(_)
+            | Refusal::NoOffer
+            | Refusal::OwnOffer { .. }
+            | Refusal::OfferLapsed
+            | Refusal::OfferSince { .. }
+            | Refusal::OneOfferAMail
+            | Refusal::NoTakeback(_)
+            | Refusal::ComputerTakesNoOffers
+            | Refusal::TooManyCommands
+            | Refusal::NoSuchTurn { .. }
+            | Refusal::BadBoard(_)
+            | Refusal::BadPreview(_)
+            | Refusal::BadNew(_)
+            | Refusal::Rules(_)
+            | Refusal::SelfOpponent
+            | Refusal::RefereeOpponent
+            | Refusal::NoOpponent
+            | Refusal::NotAccepted { .. }
+            | Refusal::Declined { .. }
+            | Refusal::Withdrawn { .. }
+            | Refusal::NothingToWithdraw
+            | Refusal::AcceptOrDecline
+            | Refusal::NewAndMove
+            | Refusal::InvitationOpen(_)
+            | Refusal::InvitedBy { .. }
+            | Refusal::GameUnderWay { .. }
+            | Refusal::DeclinedBefore(_)
+            | Refusal::TooManyInvitations(_) => false,
+        }
     }
 }
 
