@@ -4,7 +4,7 @@
 //! the mail layer puts them into words. The sheet mails show is drawn
 //! from it, never written back.
 
-use crate::engine::{Game, Pit, PlayError, PlayedSowing, Side, Sowing, SplitMix64};
+use crate::engine::{Game, Pit, PlayError, PlayedSowing, Side, Sowing, SplitMix64, TurnError};
 use crate::opponent::{Opponent, Reason};
 use crate::sheet::Sheet;
 use crate::store::{
@@ -163,28 +163,13 @@ pub enum GameRefusal {
     NotInvited,
 }
 
-/// Plays `sowings` as one turn of `side` (a bonus sowing lets the turn go
-/// on): all of them, or none and why.
-pub fn sow_turn(game: &mut Game, side: Side, sowings: &[Pit]) -> Result<Vec<Sowing>, GameRefusal> {
-    let before = game.clone();
-    let mut sowed = Vec::new();
-    for (i, &pit) in sowings.iter().enumerate() {
-        if game.to_move() != Some(side) {
-            *game = before;
-            return Err(GameRefusal::NoFreeTurn {
-                played: sowings[..i].to_vec(),
-                rest: sowings[i..].to_vec(),
-            });
-        }
-        match game.play(pit) {
-            Ok(sowing) => sowed.push(sowing),
-            Err(error) => {
-                *game = before;
-                return Err(GameRefusal::Illegal(error));
-            }
+impl From<TurnError> for GameRefusal {
+    fn from(error: TurnError) -> GameRefusal {
+        match error {
+            TurnError::Illegal(error) => GameRefusal::Illegal(error),
+            TurnError::NoFreeTurn { played, rest, .. } => GameRefusal::NoFreeTurn { played, rest },
         }
     }
-    Ok(sowed)
 }
 
 impl HostedGame {
@@ -227,7 +212,7 @@ impl HostedGame {
         now: u64,
     ) -> Result<Vec<Event>, GameRefusal> {
         self.may_play(side, &BoardSeen::default())?;
-        let sowed = sow_turn(&mut self.game, side, sowings)?;
+        let sowed = self.game.play_turn(side, sowings)?;
         self.record.standing = Standing::Playing;
         let mut events = vec![Event::Played {
             side,
@@ -522,7 +507,10 @@ impl HostedGame {
     /// Why `condition` cannot be kept beside `kept`, if it cannot.
     fn why_not(&self, condition: &Conditional, kept: &[Conditional]) -> Option<Dropped> {
         let mut trial = self.game.clone();
-        if sow_turn(&mut trial, condition.side.other(), &condition.reply).is_err() {
+        if trial
+            .play_turn(condition.side.other(), &condition.reply)
+            .is_err()
+        {
             return Some(Dropped::ReplyIllegal);
         }
         if trial.to_move() != Some(condition.side) {
@@ -531,9 +519,10 @@ impl HostedGame {
         if kept.iter().any(|c| c.reply == condition.reply) {
             return Some(Dropped::Repeated);
         }
-        sow_turn(&mut trial, condition.side, &condition.answer)
+        trial
+            .play_turn(condition.side, &condition.answer)
             .err()
-            .map(Dropped::Answer)
+            .map(|error| Dropped::Answer(error.into()))
     }
 
     /// Plays the conditional move of the side to move, if the turn just

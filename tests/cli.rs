@@ -113,6 +113,29 @@ fn move_plays_for_whoever_is_to_move_and_in_place_rewrites_the_file() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }
 
+/// `-i` rewrites the file a symbolic link names, keeping its permissions:
+/// a sheet shared with a group stays shared, the link stays a link.
+#[test]
+fn move_in_place_writes_through_a_link_and_keeps_the_files_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("move-link");
+    let file = dir.join("game.txt");
+    std::fs::write(&file, stdout(&mancala(&["new", "wari"], ""))).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink("game.txt", &link).unwrap();
+    let out = mancala(&["move", "-i", link.to_str().unwrap(), "c"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\n1.    c      ?\n"), "{text}");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o664);
+}
+
 #[test]
 fn move_reads_standard_input() {
     let start = stdout(&mancala(&["new", "mankala"], ""));
@@ -192,7 +215,36 @@ fn replay_stops_at_an_illegal_move_with_65() {
     assert_eq!(stdout(&out).lines().count(), 3);
     assert_eq!(
         stderr(&out),
-        "mancala: sowing 3: South's a is empty; legal: b, c, d, e, f\n"
+        "mancala: turn 3: South's a is empty; legal: b, c, d, e, f\n"
+    );
+}
+
+/// `a-b` is one turn, as by mail: b follows only a bonus sowing, and is
+/// never played for the opponent.
+#[test]
+fn a_turn_written_on_past_its_end_is_refused_whole() {
+    let start = stdout(&mancala(&["new", "waurie"], ""));
+    let out = mancala(&["move", "-", "a-b"], &start);
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(
+        stderr(&out),
+        "mancala: move 1: South's a earns no free turn, so b cannot follow\n"
+    );
+    assert!(stdout(&out).is_empty());
+    let out = mancala(&["replay", "super-wari", "c-d", "--json"], "");
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(stdout(&out).lines().count(), 1, "nothing of the turn shown");
+    assert_eq!(
+        stderr(&out),
+        "mancala: turn 1: South's c earns no free turn, so d cannot follow\n"
+    );
+    // As separate arguments they are two turns, one a side.
+    let out = mancala(&["move", "-", "a", "b"], &start);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\n1.    a      b\n"),
+        "{}",
+        stdout(&out)
     );
 }
 

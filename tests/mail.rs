@@ -501,6 +501,22 @@ fn a_move_with_no_opponents_address_tells_its_sender_they_alone_were_mailed() {
         "{}",
         out[0].body
     );
+    // Pressing reply on it themselves, they cannot take Bill's seat too.
+    let again = format!(
+        "From: Yourname <you@players.example>\nTo: {REFEREE}\nSubject: Re: x\n\
+         Message-ID: <nocc2@players.example>\n\nmove e\n\n{}",
+        quote(&out[0].body)
+    );
+    let refused = reply(again.as_bytes());
+    let words = squeezed(&refused.body);
+    assert!(
+        words.contains("no move was played")
+            && words.contains(
+                "it is Bill's move (North), and you play the other side: forward this mail to Bill"
+            ),
+        "{}",
+        refused.body
+    );
 }
 
 /// The sheet referee keeps no games: a `resign`, `offer draw` or `help`
@@ -690,6 +706,14 @@ fn a_finished_game_takes_no_more_moves() {
     sheet.game.resign(mancala::engine::Side::North);
     let out = reply(&bob_replies("move b", &sheet.to_string()));
     assert!(out.body.contains("the game is over"), "{}", out.body);
+    // This referee keeps no games: a `new` line would not start one.
+    let words = squeezed(&out.body);
+    assert!(
+        words.contains("to play again, mail a start board with your first move made on it")
+            && !words.contains("new GAME"),
+        "{}",
+        out.body
+    );
 }
 
 /// A game that lives in its mails goes on when a player answers from the

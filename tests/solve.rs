@@ -151,6 +151,15 @@ fn tables_build_writes_a_file_the_solver_reads() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let file = std::fs::read(dir.join("wari.tables")).unwrap();
     assert!(file.starts_with(b"mancala-tables 1 wari pits 6 stones-in-pits 3\n"));
+    // Asked for fewer stones, deeper tables are kept, not built smaller.
+    let out = build("2");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("already tables to 3 stones in pits; nothing built"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read(dir.join("wari.tables")).unwrap(), file);
     let out = build("22");
     assert_eq!(out.status.code(), Some(65));
     assert!(stderr(&out).contains("at most 21"), "{}", stderr(&out));

@@ -45,7 +45,7 @@ pub enum Command {
     Move {
         /// The sheet, or - for standard input
         file: PathBuf,
-        /// Pits to sow in order, bonus sowings included: `c`, `c-f` or `c f`
+        /// Turns in order, one an argument: `c`, or `c-f` for c and the bonus sowing it earns
         #[arg(required = true)]
         moves: Vec<String>,
         /// Rewrite FILE with the new sheet (atomically) instead of printing it
@@ -70,7 +70,7 @@ pub enum Command {
     Replay {
         #[command(flatten)]
         start: StartArgs,
-        /// Pits sown in order, by whoever is to move
+        /// Turns in order, one an argument: `c`, or `c-f` for c and the bonus sowing it earns
         moves: Vec<String>,
         /// One JSON object per line: the start, then one after every sowing
         #[arg(long)]

@@ -1,9 +1,10 @@
 //! One function per command; each calls down into the library.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use mancala::engine::{Game, Position, Rules, Ruleset};
+use mancala::engine::{Game, Pit, Position, Rules, Ruleset};
 use mancala::mail::delivery::{DeliveryError, Report};
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
@@ -265,29 +266,52 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
 }
 
 /// The moves typed, split into sowings: `c-f d` is three.
-fn sowings_of(moves: &[String], rules: &Rules) -> Result<Vec<mancala::engine::Pit>, Failure> {
-    let mut sowings = Vec::new();
-    for m in moves {
-        sowings.extend(super::sowings_in(m, rules).map_err(Failure::data)?);
-    }
-    Ok(sowings)
+/// The turns written as arguments, one an argument: `c`, or `c-f` for a
+/// sowing and the bonus sowing it earns.
+fn turns_of(moves: &[String], rules: &Rules) -> Result<Vec<Vec<Pit>>, Failure> {
+    moves
+        .iter()
+        .map(|m| super::sowings_in(m, rules).map_err(Failure::data))
+        .collect()
+}
+
+/// Plays `turn` for the side to move, whole or not at all.
+fn play_turn(game: &mut Game, turn: &[Pit]) -> Result<(), String> {
+    let side = game.to_move().ok_or("the game is over")?;
+    game.play_turn(side, turn)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 fn play_moves(file: &Path, moves: &[String], in_place: bool) -> CliResult {
     let mut sheet = read_sheet(file)?;
-    for pit in sowings_of(moves, sheet.game.rules())? {
+    for turn in turns_of(moves, sheet.game.rules())? {
         let line = sheet.log_line_awaited();
-        sheet
-            .game
-            .play(pit)
+        play_turn(&mut sheet.game, &turn)
             .map_err(|e| Failure::data(format!("move {line}: {e}")))?;
     }
     let text = sheet.to_string();
     if in_place && file != Path::new("-") {
-        write_atomically(file, &text)
+        rewrite_sheet(file, &text)
     } else {
         print(&text)
     }
+}
+
+/// Writes `text` over the sheet `file` atomically: through a symbolic
+/// link to the file it names, keeping that file's permissions (a sheet
+/// shared with a group stays shared).
+fn rewrite_sheet(file: &Path, text: &str) -> CliResult {
+    let failed = |e: std::io::Error| Failure::io(file.display(), &e);
+    let target = std::fs::canonicalize(file).map_err(failed)?;
+    let permissions = std::fs::metadata(&target).map_err(failed)?.permissions();
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    mancala::store::write_atomically_with(dir, &target, |mut temp| {
+        temp.write_all(text.as_bytes())?;
+        temp.set_permissions(permissions)
+    })
+    .and_then(|written| written)
+    .map_err(failed)
 }
 
 /// Writes `text` over `file` atomically (see [`mancala::store::write_atomically`]),
@@ -307,7 +331,7 @@ fn json_line(game: &Game) -> String {
 }
 
 fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
-    let sowings = sowings_of(moves, start.rules())?;
+    let turns = turns_of(moves, start.rules())?;
     let mut game = Game::from_position(start);
     let mut out = String::new();
     let show = |game: &Game, out: &mut String| {
@@ -319,12 +343,16 @@ fn replay(start: Position, moves: &[String], json: bool) -> CliResult {
         }
     };
     show(&game, &mut out);
-    for (i, pit) in sowings.into_iter().enumerate() {
-        if let Err(e) = game.play(pit) {
+    for (i, turn) in turns.iter().enumerate() {
+        // The turn is checked whole first, then shown sowing by sowing.
+        if let Err(e) = play_turn(&mut game.clone(), turn) {
             print(&out)?;
-            return Err(Failure::data(format!("sowing {}: {e}", i + 1)));
+            return Err(Failure::data(format!("turn {}: {e}", i + 1)));
         }
-        show(&game, &mut out);
+        for &pit in turn {
+            game.play_unchecked(pit);
+            show(&game, &mut out);
+        }
         // Print as we go on long replays, so a pipe sees progress.
         if out.len() > 1 << 16 {
             print(&std::mem::take(&mut out))?;

@@ -240,9 +240,18 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
     // Tables already built to fewer stones, in the folder or built in, are
     // extended, not built again. (A file that cannot be read is built anew
     // over.)
-    let old = std::fs::File::open(&path)
-        .ok()
-        .filter(|file| Tables::stones_in(&rules, file).is_ok_and(|had| had < stones));
+    let old = std::fs::File::open(&path).ok();
+    let had = old
+        .as_ref()
+        .and_then(|file| Tables::stones_in(&rules, file).ok());
+    // Deeper tables hold the ones asked for: never rebuilt smaller over them.
+    if let Some(had) = had.filter(|&had| had >= stones) {
+        return print(&format!(
+            "{}: already tables to {had} stones in pits; nothing built\n",
+            path.display()
+        ));
+    }
+    let old = old.filter(|_| had.is_some());
     // (Read only when there is no file to extend.)
     let built_in = match old {
         Some(_) => None,

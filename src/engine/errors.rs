@@ -39,6 +39,32 @@ impl fmt::Display for PlayError {
     }
 }
 
+/// Why a turn (a sowing and the bonus sowings it earns) cannot be played whole.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError {
+    /// A sowing the rules refuse.
+    #[error(transparent)]
+    Illegal(#[from] PlayError),
+    /// Sowings written on past the turn's end: `played` earned no free turn
+    /// for `rest` (`played` is empty when the turn was not the side's).
+    #[error(
+        "{side}'s {} earns no free turn, so {} cannot follow",
+        joined(played),
+        joined(rest)
+    )]
+    NoFreeTurn {
+        side: Side,
+        played: Vec<Pit>,
+        rest: Vec<Pit>,
+    },
+}
+
+/// Pits as a turn is written: `c-f`.
+fn joined(pits: &[Pit]) -> String {
+    let letters: Vec<String> = pits.iter().map(Pit::to_string).collect();
+    letters.join("-")
+}
+
 /// One thing wrong with a position set up by hand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetUpFault {

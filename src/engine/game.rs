@@ -1,7 +1,7 @@
 //! A game: a start, the sowings played, and the rules that need history
 //! (repetition) or a player's word (resignation).
 
-use super::errors::{PlayError, PlayErrorKind};
+use super::errors::{PlayError, PlayErrorKind, TurnError};
 use super::position::{Position, Sowing};
 use super::{EndReason, Outcome, Pit, Rules, Side};
 
@@ -133,6 +133,35 @@ impl Game {
         let sowing = self.position.play(pit)?;
         self.record(sowing);
         Ok(sowing)
+    }
+
+    /// Plays `sowings` as one turn of `side`, a bonus sowing letting the
+    /// turn go on: all of them, or none and why.
+    ///
+    /// # Errors
+    /// A sowing the rules refuse, or one after the turn has passed; the
+    /// game is then unchanged.
+    pub fn play_turn(&mut self, side: Side, sowings: &[Pit]) -> Result<Vec<Sowing>, TurnError> {
+        let before = self.clone();
+        let mut sowed = Vec::new();
+        for (i, &pit) in sowings.iter().enumerate() {
+            let result = match self.to_move() == Some(side) {
+                true => self.play(pit).map_err(TurnError::from),
+                false => Err(TurnError::NoFreeTurn {
+                    side,
+                    played: sowings[..i].to_vec(),
+                    rest: sowings[i..].to_vec(),
+                }),
+            };
+            match result {
+                Ok(sowing) => sowed.push(sowing),
+                Err(error) => {
+                    *self = before;
+                    return Err(error);
+                }
+            }
+        }
+        Ok(sowed)
     }
 
     /// Plays a sowing already known to be legal (replays, search).

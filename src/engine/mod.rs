@@ -18,7 +18,7 @@ mod position;
 mod random;
 mod rules;
 
-pub use errors::{PlayError, PlayErrorKind, SetUpError, SetUpFault};
+pub use errors::{PlayError, PlayErrorKind, SetUpError, SetUpFault, TurnError};
 pub use game::{Game, PlayedSowing};
 pub use position::{Landing, Position, Sowing};
 pub use random::SplitMix64;

@@ -61,7 +61,7 @@ pub fn line_turn(game: &Game, sowings: Vec<Pit>) -> Vec<Pit> {
         Some(rest) if !begun.is_empty() && !rest.is_empty() => rest,
         _ => return sowings,
     };
-    match crate::hosted::sow_turn(&mut game.clone(), side, &sowings) {
+    match game.clone().play_turn(side, &sowings) {
         Ok(_) => sowings,
         Err(_) => rest.to_vec(),
     }
@@ -278,13 +278,15 @@ fn turn_begun(before: &Sheet, turn: &[Pit], played: &[PlayedSowing]) -> usize {
 /// player sees it ("Your c is empty. Legal: a, b, d."); the sheet is then
 /// as it was.
 pub fn play_turn(sheet: &mut Sheet, side: Side, sowings: &[Pit]) -> Result<String, Refusal> {
-    match crate::hosted::sow_turn(&mut sheet.game, side, sowings) {
+    match sheet.game.play_turn(side, sowings) {
         Ok(sowed) => {
             let name = sheet.name(side);
             let again = (sheet.game.to_move() == Some(side)).then(|| format!("{name} sows again"));
             Ok(turn_words(name, &sowed, again.as_deref()))
         }
-        Err(refusal) => Err(Refusal::of_game(refusal, |s| sheet.name(s).to_string())),
+        Err(refusal) => Err(Refusal::of_game(refusal.into(), |s| {
+            sheet.name(s).to_string()
+        })),
     }
 }
 

@@ -11,7 +11,7 @@ impl Refusal {
     /// The game's refusal in the player's words, `name` naming a side.
     pub fn of_game(refusal: GameRefusal, name: impl Fn(Side) -> String) -> Refusal {
         match refusal {
-            GameRefusal::GameOver => Refusal::GameOver,
+            GameRefusal::GameOver => Refusal::GameOver { stored: true },
             GameRefusal::NotYourTurn { to_move } => Refusal::NotYourTurn {
                 name: name(to_move),
                 side: to_move,
@@ -53,7 +53,8 @@ impl Refusal {
             | Refusal::SeveralMoves(_)
             | Refusal::TurnsDrawAlike { .. }
             | Refusal::NoMove
-            | Refusal::GameOver
+            | Refusal::GameOver { .. }
+            | Refusal::OtherSeat { .. }
             | Refusal::NotYourMove { .. }
             | Refusal::Illegal(_)
             | Refusal::NoFreeTurn { .. }
@@ -100,6 +101,15 @@ impl Refusal {
     }
 }
 
+/// How to play again after a game: a referee that keeps games starts one
+/// from a line; one that keeps none, from a board mailed to it.
+fn restart(stored: bool) -> &'static str {
+    match stored {
+        true => "start another with a line: new GAME with ADDRESS",
+        false => "to play again, mail a start board with your first move made on it",
+    }
+}
+
 /// What an offer is called in the referee's words.
 pub fn offered(kind: OfferKind) -> &'static str {
     match kind {
@@ -129,8 +139,10 @@ pub enum Refusal {
     /// A command to a referee that keeps no games (the sheet referee).
     #[error("'{0}' is not done here: this referee keeps no games, it plays the move on the quoted sheet and nothing else; write a line 'move <pit>' above the quoted board, and to resign or agree a draw, write to your opponent")]
     KeepsNoGames(&'static str),
-    #[error("the game is over; it takes no more moves (start another with a line: new GAME with ADDRESS)")]
-    GameOver,
+    #[error("the game is over; it takes no more moves ({})", restart(*stored))]
+    GameOver { stored: bool },
+    #[error("it is {name}'s move ({side}), and you play the other side: forward this mail to {name}, whose reply with a move gives the referee their address")]
+    OtherSeat { name: String, side: Side },
     #[error("it is {name}'s move ({side}), and this mail is from {from}, not {address}: {name} replies from that address")]
     NotYourMove {
         name: String,
@@ -335,7 +347,12 @@ mod tests {
             },
             Refusal::NoMove,
             Refusal::KeepsNoGames("resign"),
-            Refusal::GameOver,
+            Refusal::GameOver { stored: true },
+            Refusal::GameOver { stored: false },
+            Refusal::OtherSeat {
+                name: name(),
+                side: Side::North,
+            },
             Refusal::NotYourMove {
                 name: name(),
                 side: Side::North,
@@ -417,7 +434,8 @@ mod tests {
                 | Refusal::TurnsDrawAlike { .. }
                 | Refusal::NoMove
                 | Refusal::KeepsNoGames(_)
-                | Refusal::GameOver
+                | Refusal::GameOver { .. }
+                | Refusal::OtherSeat { .. }
                 | Refusal::NotYourMove { .. }
                 | Refusal::Illegal(_)
                 | Refusal::NoFreeTurn { .. }

@@ -249,7 +249,13 @@ impl SheetReferee {
             pasted,
         } = request;
         let Some(side) = sheet.game.to_move() else {
-            return self.refuse(letter, from, &Refusal::GameOver, Some(&sheet), None);
+            return self.refuse(
+                letter,
+                from,
+                &Refusal::GameOver { stored: false },
+                Some(&sheet),
+                None,
+            );
         };
         if let Err(refusal) = self.take_seat(letter, from, &mut sheet, side) {
             return self.refuse(letter, from, &refusal, Some(&sheet), None);
@@ -334,6 +340,19 @@ impl SheetReferee {
                 })
             }
             Some(_) => Ok(()),
+            // The other seat's player cannot take this one too.
+            None if sheet
+                .players
+                .get(side.other())
+                .address
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) =>
+            {
+                Err(Refusal::OtherSeat {
+                    name: seat.name,
+                    side,
+                })
+            }
             None => {
                 seat_players(&self.identity, letter, from, sheet, side);
                 Ok(())
@@ -382,7 +401,7 @@ impl SheetReferee {
 /// it holds is one this referee, which keeps no games, does not carry out.
 fn without_move(letter: &Letter, sheet: Option<&Sheet>) -> Refusal {
     if sheet.is_some_and(|sheet| sheet.game.is_over()) {
-        return Refusal::GameOver;
+        return Refusal::GameOver { stored: false };
     }
     let commands = letter.commands.as_deref().unwrap_or_default();
     commands

@@ -192,7 +192,7 @@ impl Scene<'_> {
                         name: self.game.name(to_move).to_string(),
                         side: to_move,
                     },
-                    None if self.game.game().is_over() => Refusal::GameOver,
+                    None if self.game.game().is_over() => Refusal::GameOver { stored: true },
                     _ => Refusal::NoMove,
                 };
                 return self.refuse(side, &refusal, from_note);
