@@ -451,6 +451,63 @@ fn a_forged_from_move_is_not_played_for_you() {
         .all(|s| s.mail.text.contains("Yourname played a")));
 }
 
+/// A keyed player quotes a sheet the referee never sent: their key line,
+/// the real seats, but a log that says Bill played what he did not, or a
+/// start set up to win. Nothing is played, and only Bill is told; the real
+/// board still plays.
+#[test]
+fn a_made_up_sheet_with_a_real_key_is_not_played() {
+    use mancala::engine::{Pit, Position, Side};
+    let mut bill = Mailbox::new("owner-made-up");
+    let (_, copy) = started(&mut bill);
+    let sent = bill.filter(reply(BILL, &copy, "move e", "b1").as_bytes());
+    let you = sent.into_iter().find(|s| s.to() == YOU).unwrap();
+    let real = Sheet::parse(&you.mail.text).unwrap();
+    let key_line: String = you
+        .mail
+        .text
+        .lines()
+        .filter(|l| l.starts_with("Your key for game "))
+        .collect();
+    assert!(!key_line.is_empty(), "{}", you.mail.text);
+    let made_up = |sheet: &Sheet, id: &str| {
+        format!(
+            "From: {YOU}\nTo: {BILL}\nSubject: Re: Super-Wari\nMessage-ID: <{id}@players.example>\n\nmove d\n\n{}",
+            quoted(&format!("{sheet}\n{key_line}\n"))
+        )
+    };
+    let pit = |c: char| Pit::new(c as u8 - b'a');
+    // The log says Bill played a, not e.
+    let mut other_log = Sheet::new(*real.game.rules(), real.players.clone());
+    other_log.play(&[pit('c'), pit('a')]).unwrap();
+    // A start where South's h takes Bill's last stones.
+    let rules = *real.game.rules();
+    let start = Position::from_counts(
+        rules,
+        &[0, 0, 0, 0, 0, 0, 0, 1],
+        &[1, 3, 3, 3, 3, 3, 3, 3],
+        [24, 1],
+        Side::South,
+    )
+    .unwrap();
+    let set_up = Sheet::from_position(start, real.players.clone());
+    for (n, sheet) in [other_log, set_up].iter().enumerate() {
+        let sent = bill.filter(made_up(sheet, &format!("m{n}")).as_bytes());
+        assert_eq!(sent.len(), 1, "Bill alone is told");
+        assert_eq!(sent[0].to(), BILL);
+        let text = &sent[0].mail.text;
+        assert!(
+            text.contains("was not played") && text.contains("another board than the one quoted"),
+            "{text}"
+        );
+    }
+    let sent = bill.filter(reply(YOU, &you, "move d", "y1").as_bytes());
+    assert_eq!(sent.len(), 2);
+    assert!(sent
+        .iter()
+        .all(|s| s.mail.text.contains("Yourname played d")));
+}
+
 #[test]
 fn move_on_and_move_house_and_a_quoted_board_get_no_answer() {
     let mut bill = Mailbox::new("owner-friends");

@@ -68,6 +68,7 @@ impl Refusal {
             Refusal::KeepsNoGames(_)
             | Refusal::TooLarge(_)
             | Refusal::NoKey
+            | Refusal::NotSentBoard
             | Refusal::SeveralGames(_)
             | Refusal::NoGame(_)
             | Refusal::NoOffer
@@ -159,6 +160,8 @@ pub enum Refusal {
     TooLarge(usize),
     #[error("this mail carries no valid game key, so it can move nothing; reply to the referee's last mail to you, or start a game with a line: new super-wari with <address>")]
     NoKey,
+    #[error("the key in this mail is for another board than the one quoted: reply to the referee's latest mail to you, keeping its board and move log as they are, with your move on a line: move <pit>")]
+    NotSentBoard,
     #[error("this mail carries the keys of several games ({0}) and names none of them, so it moved nothing; reply to a mail of the game you mean")]
     SeveralGames(String),
     #[error("there is no game {0} here; a line  games  lists yours")]
@@ -366,6 +369,7 @@ mod tests {
             },
             Refusal::TooLarge(1_000_000),
             Refusal::NoKey,
+            Refusal::NotSentBoard,
             Refusal::SeveralGames("k7q2mx, m3p9zt".into()),
             Refusal::NoGame("k7q2mx".into()),
             Refusal::OtherGame {
@@ -441,6 +445,7 @@ mod tests {
                 | Refusal::NoFreeTurn { .. }
                 | Refusal::TooLarge(_)
                 | Refusal::NoKey
+                | Refusal::NotSentBoard
                 | Refusal::SeveralGames(_)
                 | Refusal::NoGame(_)
                 | Refusal::OtherGame { .. }

@@ -158,19 +158,27 @@ impl SheetReferee {
                 if !Side::BOTH.into_iter().any(|s| self.is_owners(&sheet, s)) {
                     return Err("not refereed: the owner holds no seat in this game".into());
                 }
-                match keys.side_of(letter, &sheet) {
-                    None => self.tell_owner(letter, &owner, &from, &sheet, &Refusal::NoKey),
-                    Some(side) => {
-                        // Read again as the keyed writer's: a log turn is
-                        // the mail's move only if they played it. A sheet
-                        // this reading cannot place keeps the first's.
-                        let writer = Some(Writer { side, played: &[] });
-                        let (sheet, wanted) = match read_request(letter, &raw, writer) {
-                            Ok(request) => (request.sheet.clone(), Ok(request)),
-                            Err((refusal, again)) => {
-                                (again.map_or(sheet.clone(), |s| *s), Err(refusal))
-                            }
-                        };
+                // Read again as each keyed writer's (a log turn is the
+                // mail's move only if they played it): the key must be for
+                // the board so read, the one the referee sent them.
+                let keyed = keys.sides(letter).into_iter().find_map(|side| {
+                    let writer = Some(Writer { side, played: &[] });
+                    let (sheet, wanted) = match read_request(letter, &raw, writer) {
+                        Ok(request) => (request.sheet.clone(), Ok(request)),
+                        Err((refusal, again)) => {
+                            (again.map_or(sheet.clone(), |s| *s), Err(refusal))
+                        }
+                    };
+                    keys.sent(letter, &sheet, side)
+                        .then_some((side, sheet, wanted))
+                });
+                let no_key = match keys.sides(letter).is_empty() {
+                    true => Refusal::NoKey,
+                    false => Refusal::NotSentBoard,
+                };
+                match keyed {
+                    None => self.tell_owner(letter, &owner, &from, &sheet, &no_key),
+                    Some((side, sheet, wanted)) => {
                         let seat = mailbox_of(sheet.players.get(side)).unwrap_or(from);
                         let keyed = dress(&sheet, side);
                         match wanted {
@@ -444,8 +452,9 @@ impl OwnerAnswer {
 }
 
 /// The players' keys on an owner's mailbox, from the owner's secret. A
-/// game's id is derived from its ruleset and its two seats' addresses, so
-/// a key proves the sheet it came with seats the players it was given to.
+/// game's id is derived from its ruleset and its two seats' addresses, and
+/// a key is for one board of it (the start and the sowings since), so a
+/// key proves the sheet it came with is one the referee sent that side.
 pub struct OwnerKeys {
     pub secrets: Secrets,
     /// The owner's mail system delivers `name+KEY@domain` to `name@domain`:
@@ -468,15 +477,58 @@ impl OwnerKeys {
         )
     }
 
-    /// The side of `sheet`'s game whose key `letter` carries, if any.
-    fn side_of(&self, letter: &Letter, sheet: &Sheet) -> Option<Side> {
-        let id = self.game_id(sheet)?;
-        letter.keys.iter().find_map(|key| {
+    /// The id of the board `sheet` shows in its game: the start and every
+    /// sowing since. A key is for one board, so a sheet a player makes up
+    /// (another start, another log) carries none.
+    fn board_id(&self, sheet: &Sheet) -> Option<GameId> {
+        let game = self.game_id(sheet)?;
+        let (rules, start) = (sheet.game.rules(), sheet.game.start());
+        let row = |side: Side| {
+            let stones: Vec<String> = start.pits(side).iter().map(u8::to_string).collect();
+            format!("{}+{}", stones.join(","), start.store(side))
+        };
+        let sowings: String = sheet
+            .game
+            .sowings()
+            .iter()
+            .map(|s| s.pit.letter())
+            .collect();
+        let board = format!(
+            "board:{game}:{}:{}:{}/{}:{}:{sowings}",
+            rules.variant_name().unwrap_or("-"),
+            rules.stones,
+            row(Side::South),
+            row(Side::North),
+            start.to_move().as_str(),
+        );
+        Some(
             self.secrets
-                .check(key)
-                .filter(|(game, _)| *game == id)
-                .map(|(_, side)| side)
-        })
+                .game_id(&MailKey::of_bytes(board.as_bytes()), 0),
+        )
+    }
+
+    /// The sides whose keys (for any board) `letter` carries.
+    fn sides(&self, letter: &Letter) -> Vec<Side> {
+        let keyed: Vec<Side> = letter
+            .keys
+            .iter()
+            .filter_map(|key| self.secrets.check(key).map(|(_, side)| side))
+            .collect();
+        Side::BOTH
+            .into_iter()
+            .filter(|s| keyed.contains(s))
+            .collect()
+    }
+
+    /// Does `letter` carry `side`'s key for the board of `sheet`?
+    fn sent(&self, letter: &Letter, sheet: &Sheet, side: Side) -> bool {
+        let Some(board) = self.board_id(sheet) else {
+            return false;
+        };
+        letter
+            .keys
+            .iter()
+            .any(|key| self.secrets.check(key) == Some((board.clone(), side)))
     }
 
     /// The key paragraph and the Reply-To of `side`'s mail about `sheet`.
@@ -487,7 +539,7 @@ impl OwnerKeys {
         side: Side,
     ) -> Option<(String, Option<String>)> {
         let id = self.game_id(sheet)?;
-        let token = self.secrets.token(&id, side);
+        let token = self.secrets.token(&self.board_id(sheet)?, side);
         let paragraph = format!(
             "\n{}{id}: {token}\nIt proves a move is yours: replies to this mail carry it. Keep it\n\
              in the quoted text if your mail program drops the Reply-To address.\n",
