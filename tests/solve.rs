@@ -52,6 +52,30 @@ fn solve_prints_the_exact_value_of_each_move() {
     );
     let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(value["exact"], false, "a repetition rule: never exact");
+    // A finished game has nothing to value: said so, as `hint` says it.
+    let last = run(
+        &[
+            "new",
+            "kalah",
+            "--position",
+            "0 0 0 0 0 1 / 1 0 0 0 0 0",
+            "--stores",
+            "23,23",
+        ],
+        b"",
+    );
+    let over = run(&["move", "-", "f"], &last.stdout);
+    assert!(
+        stdout(&over).contains("Result: a draw"),
+        "{}",
+        stdout(&over)
+    );
+    let out = run(&["solve", "-", "--json"], &over.stdout);
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(
+        stderr(&out),
+        "mancala: the game is over: there is no move to value\n"
+    );
 }
 
 #[test]

@@ -265,7 +265,6 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
     Sheet::parse(&text).map_err(|e| Failure::data(format!("{}: {e}", display_path(file))))
 }
 
-/// The moves typed, split into sowings: `c-f d` is three.
 /// The turns written as arguments, one an argument: `c`, or `c-f` for a
 /// sowing and the bonus sowing it earns.
 fn turns_of(moves: &[String], rules: &Rules) -> Result<Vec<Vec<Pit>>, Failure> {

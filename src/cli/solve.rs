@@ -116,6 +116,9 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
         proof_numbers,
         at_least,
     } = options;
+    if sheet.game.is_over() {
+        return Err(Failure::data("the game is over: there is no move to value"));
+    }
     let position = sheet.game.position();
     let tables = searched_with(search, position.rules())?;
     let mut solver = match memory {
