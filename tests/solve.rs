@@ -128,6 +128,9 @@ fn analyze_marks_the_turn_that_let_the_win_go() {
     assert_eq!(first["let_go"], true, "{value}");
     let text = stdout(&run(&["analyze", "-"], &played.stdout));
     assert!(text.contains("the won position let go"), "{text}");
+    // A sheet with no turn yet is said to have none, not met with silence.
+    let text = stdout(&run(&["analyze", "-"], sheet.as_bytes()));
+    assert_eq!(text, "no turn played yet: nothing to analyze\n");
 }
 
 #[test]

@@ -219,7 +219,10 @@ pub fn analyze_game(sheet: &Sheet, json: bool, search: &SearchArgs) -> CliResult
         return print(&format!("{text}\n"));
     }
     let out = analysis.text(|side| sheet.name(side).to_string());
-    print(&out)
+    match out.is_empty() {
+        true => print("no turn played yet: nothing to analyze\n"),
+        false => print(&out),
+    }
 }
 
 /// `mancala tables build`: the tables of `rules` to `stones` in `dir`,
