@@ -519,6 +519,26 @@ fn a_move_with_no_opponents_address_tells_its_sender_they_alone_were_mailed() {
     );
 }
 
+/// A name written long on the sheet a game begins from is kept to 30
+/// characters, cut at a word, as a mail's name is.
+#[test]
+fn a_long_name_written_on_the_first_sheet_is_kept_to_thirty_characters() {
+    let broadcast = std::fs::read_to_string(repo("tests/data/seed-000.txt")).unwrap();
+    let long = "Maximilian Alexander Fitzgerald Worthington";
+    let mail = format!(
+        "From: Max <max@players.example>\nTo: {REFEREE}\nCc: Bill <bill@players.example>\n\
+         Subject: Super-Wari?\nMessage-ID: <long@players.example>\n\nmove c\n\n{}",
+        broadcast.replace("Yourname", long)
+    );
+    let out = replies(mail.as_bytes());
+    let sheet = Sheet::parse(&out[0].body).unwrap();
+    assert_eq!(
+        sheet.players.south.name, "Maximilian Alexander",
+        "{}",
+        out[0].body
+    );
+}
+
 /// The sheet referee keeps no games: a `resign`, `offer draw` or `help`
 /// with no move is told it is not done here and what to do instead, not
 /// "no move found".

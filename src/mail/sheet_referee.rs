@@ -619,7 +619,10 @@ pub fn seat_players(
 /// the mail's when that is a placeholder or not theirs (`renamed`).
 fn seat_mailbox(player: &mut Player, mailbox: &Mailbox, renamed: bool) {
     player.address = Some(mailbox.address.clone());
-    if renamed || is_placeholder(&player.name) {
-        player.name = clean_name(&mailbox.short_name());
-    }
+    let name = match renamed || is_placeholder(&player.name) {
+        true => mailbox.short_name(),
+        false => player.name.clone(),
+    };
+    // A name written on the sheet is kept to the length a mail's is.
+    player.name = clean_name(&name);
 }
