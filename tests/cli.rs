@@ -136,6 +136,42 @@ fn move_in_place_writes_through_a_link_and_keeps_the_files_mode() {
     assert_eq!(mode & 0o777, 0o664);
 }
 
+/// `show` checks a `Result:` line against the end the log reaches: a
+/// result made up, or shown before the end, is an error naming both.
+#[test]
+fn show_refuses_a_result_the_log_does_not_reach() {
+    let last = mancala(
+        &[
+            "new",
+            "kalah",
+            "--position",
+            "0 0 0 0 0 1 / 1 0 0 0 0 0",
+            "--stores",
+            "23,23",
+        ],
+        "",
+    );
+    let over = stdout(&mancala(&["move", "-", "f"], &stdout(&last)));
+    assert!(over.contains("Result: a draw, 24 to 24"), "{over}");
+    assert!(mancala(&["show", "-"], &over).status.success());
+    let made_up = over.replace("a draw, 24 to 24", "South (South) wins, 25 to 23");
+    let out = mancala(&["show", "-"], &made_up);
+    assert_eq!(out.status.code(), Some(65));
+    assert!(
+        stderr(&out).contains("shows 'Result: South (South) wins, 25 to 23', but its log ends 'Result: a draw, 24 to 24'"),
+        "{}",
+        stderr(&out)
+    );
+    let early = stdout(&last) + "Result: North (North) wins\n";
+    let out = mancala(&["show", "-"], &early);
+    assert_eq!(out.status.code(), Some(65));
+    assert!(
+        stderr(&out).contains("but its game is not over"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn move_reads_standard_input() {
     let start = stdout(&mancala(&["new", "mankala"], ""));

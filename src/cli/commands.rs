@@ -159,13 +159,38 @@ fn show(
 ) -> CliResult {
     let sheet = match (game, file) {
         (Some(id), _) => stored_sheet(&open_store_or_default(store)?, &id)?,
-        (None, Some(file)) => read_sheet(&file)?,
+        (None, Some(file)) => checked_sheet(&file)?,
         (None, None) => return Err(Failure::usage("show needs a FILE or --game ID")),
     };
     if json {
         print(&(json_line(&sheet.game) + "\n"))
     } else {
         print(&sheet.to_string())
+    }
+}
+
+/// The sheet in `file`, checked whole: its board against its log (as
+/// every command reads a sheet) and its `Result:` line, if it shows one,
+/// against the end the log reaches.
+fn checked_sheet(file: &Path) -> Result<Sheet, Failure> {
+    let text = read_input(file)?;
+    let failed = |e: &dyn std::fmt::Display| Failure::data(format!("{}: {e}", display_path(file)));
+    let sheet = Sheet::parse(&text).map_err(|e| failed(&e))?;
+    let result = |text: &str| -> Option<String> {
+        let line = text.lines().find_map(|l| {
+            let bare = l.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+            bare.starts_with("Result:").then_some(bare)
+        })?;
+        Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    match (result(&text), result(&sheet.to_string())) {
+        (Some(written), None) => Err(failed(&format!(
+            "the sheet shows '{written}', but its game is not over"
+        ))),
+        (Some(written), Some(drawn)) if written != drawn => Err(failed(&format!(
+            "the sheet shows '{written}', but its log ends '{drawn}'"
+        ))),
+        _ => Ok(sheet),
     }
 }
 
