@@ -192,6 +192,9 @@ fn an_illegal_move_exits_65_with_one_line_saying_what_and_where() {
         stderr(&out),
         "mancala: move 2: South's c is empty; legal: a, b, d, e, f, g, h\n"
     );
+    let out = mancala(&["move", "-", ""], &start);
+    assert_eq!(out.status.code(), Some(65));
+    assert_eq!(stderr(&out), "mancala: '' names no pit\n");
     let out = mancala(&["move", "-", "z"], &start);
     assert_eq!(out.status.code(), Some(65));
     assert!(

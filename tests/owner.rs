@@ -15,7 +15,7 @@ use mancala::sheet::Sheet;
 
 mod common;
 
-use common::{repo, temp_dir, TempDir};
+use common::{repo, run, stdout, temp_dir, TempDir};
 
 const BILL: &str = "bill@players.example";
 const YOU: &str = "you@players.example";
@@ -506,6 +506,136 @@ fn a_made_up_sheet_with_a_real_key_is_not_played() {
     assert!(sent
         .iter()
         .all(|s| s.mail.text.contains("Yourname played d")));
+}
+
+/// A sheet with no seats' addresses starts a game, keyless: only from the
+/// start board, with the sender's first turn. A made-up log or start
+/// without its address lines is refused to the sender, and nothing plays.
+#[test]
+fn a_new_game_begins_only_from_the_start_board() {
+    let mut bill = Mailbox::new("owner-new-made-up");
+    let new = |extra: &[&str]| {
+        let args = [
+            &[
+                "new",
+                "super-wari",
+                "--south",
+                "Yourname",
+                "--north",
+                "Bill",
+            ],
+            extra,
+        ]
+        .concat();
+        stdout(&run(&args, b""))
+    };
+    let other_log = stdout(&run(&["move", "-", "c", "a"], new(&[]).as_bytes()));
+    let set_up = new(&[
+        "--position",
+        "0 0 0 0 0 0 0 1 / 1 3 3 3 3 3 3 3",
+        "--stores",
+        "24,1",
+    ]);
+    for (n, (sheet, words)) in [(other_log, "move d"), (set_up, "move h")]
+        .iter()
+        .enumerate()
+    {
+        let mail = format!(
+            "From: Yourname <{YOU}>\nTo: {BILL}\nSubject: Re: Super-Wari\nMessage-ID: <mu{n}@players.example>\n\n{words}\n\n{}",
+            quoted(sheet)
+        );
+        let sent = bill.filter(mail.as_bytes());
+        assert_eq!(sent.len(), 1, "the sender alone is answered");
+        assert_eq!(sent[0].to(), YOU);
+        let text = &sent[0].mail.text;
+        assert!(
+            text.contains("no move was played") && text.contains("begins from the start board"),
+            "{text}"
+        );
+    }
+}
+
+/// A Kalah turn begun by mail (`move c` earns a sowing: `c-?`) and
+/// finished on the sheet, however the log is written, plays its rest:
+/// the key is for the board after c, and the sheet is read to it.
+#[test]
+fn a_turn_begun_by_mail_and_finished_on_the_sheet_plays_on_bills_mailbox() {
+    let start = stdout(&run(
+        &["new", "kalah", "--south", "Yourname", "--north", "Bill"],
+        b"",
+    ));
+    let begun = |name: &str| {
+        let mut bill = Mailbox::new(name);
+        let mail = format!(
+            "From: Yourname <{YOU}>\nTo: Bill Taylor <{BILL}>\nSubject: Kalah\nMessage-ID: <k0@players.example>\n\nmove c\n\n{}",
+            quoted(&start)
+        );
+        let you = bill
+            .filter(mail.as_bytes())
+            .into_iter()
+            .find(|s| s.to() == YOU)
+            .unwrap();
+        assert!(you.mail.text.contains("c-?"), "{}", you.mail.text);
+        (bill, you)
+    };
+    let after_c_d = Sheet::parse(&stdout(&run(&["move", "-", "c-d"], start.as_bytes()))).unwrap();
+    for (n, (log, words)) in [("c", "move d"), ("c-d", "move d"), ("c-?", "move d")]
+        .into_iter()
+        .enumerate()
+    {
+        let (mut bill, you) = begun(&format!("owner-begun-{n}"));
+        let text = you.mail.text.replacen("c-?", log, 1);
+        plays_c_d(&mut bill, &you, &text, words, &after_c_d);
+    }
+    // The board and the log both showing c-d, beside the key of `c-?`.
+    let (mut bill, you) = begun("owner-begun-alike");
+    let key = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("Your key for game "))
+            .unwrap()
+            .to_string()
+    };
+    let sent = bill.filter(reply(YOU, &you, "move d", "p1").as_bytes());
+    let after = sent.into_iter().find(|s| s.to() == YOU).unwrap();
+    let text = after
+        .mail
+        .text
+        .replacen(&key(&after.mail.text), &key(&you.mail.text), 1)
+        .lines()
+        .map(|l| match l.starts_with("1.") {
+            true => "1.    c-d\n".to_string(),
+            false => format!("{l}\n"),
+        })
+        .collect::<String>();
+    for words in ["move d", "move c-d"] {
+        plays_c_d(&mut bill, &you, &text, words, &after_c_d);
+    }
+}
+
+/// `text` sent as a reply to `you` with `words` plays the turn c-d.
+fn plays_c_d(bill: &mut Mailbox, you: &Sent, text: &str, words: &str, after_c_d: &Sheet) {
+    let mail = format!(
+        "From: {YOU}\nTo: {}\nSubject: Re: Kalah\nMessage-ID: <{}@x>\n\n{words}\n\n{}",
+        you.reply_to(),
+        bill.seen.len(),
+        quoted(text)
+    );
+    let sent = bill.filter(mail.as_bytes());
+    assert_eq!(
+        sent.len(),
+        2,
+        "{words:?} beside\n{text}\n{:?}",
+        sent.iter().map(|s| &s.mail.text).collect::<Vec<_>>()
+    );
+    for mail in &sent {
+        let sheet = Sheet::parse(&mail.mail.text).unwrap();
+        assert_eq!(
+            sheet.game.sowings(),
+            after_c_d.game.sowings(),
+            "{}",
+            mail.mail.text
+        );
+    }
 }
 
 #[test]

@@ -295,7 +295,10 @@ pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
 fn turns_of(moves: &[String], rules: &Rules) -> Result<Vec<Vec<Pit>>, Failure> {
     moves
         .iter()
-        .map(|m| super::sowings_in(m, rules).map_err(Failure::data))
+        .map(|m| match super::sowings_in(m, rules) {
+            Ok(turn) if turn.is_empty() => Err(Failure::data(format!("'{m}' names no pit"))),
+            read => read.map_err(Failure::data),
+        })
         .collect()
 }
 

@@ -47,16 +47,26 @@ pub enum TurnError {
     Illegal(#[from] PlayError),
     /// Sowings written on past the turn's end: `played` earned no free turn
     /// for `rest` (`played` is empty when the turn was not the side's).
-    #[error(
-        "{side}'s {} earns no free turn, so {} cannot follow",
-        joined(played),
-        joined(rest)
-    )]
+    #[error("{}", no_free_turn(*side, played, rest))]
     NoFreeTurn {
         side: Side,
         played: Vec<Pit>,
         rest: Vec<Pit>,
     },
+}
+
+fn no_free_turn(side: Side, played: &[Pit], rest: &[Pit]) -> String {
+    match played.is_empty() {
+        true => format!(
+            "it is not {side}'s turn, so {} cannot be sown",
+            joined(rest)
+        ),
+        false => format!(
+            "{side}'s {} earns no free turn, so {} cannot follow",
+            joined(played),
+            joined(rest)
+        ),
+    }
 }
 
 /// Pits as a turn is written: `c-f`.

@@ -69,6 +69,7 @@ impl Refusal {
             | Refusal::TooLarge(_)
             | Refusal::NoKey
             | Refusal::NotSentBoard
+            | Refusal::NotFromTheStart
             | Refusal::SeveralGames(_)
             | Refusal::NoGame(_)
             | Refusal::NoOffer
@@ -162,6 +163,8 @@ pub enum Refusal {
     NoKey,
     #[error("the key in this mail is for another board than the one quoted: reply to the referee's latest mail to you, keeping its board and move log as they are, with your move on a line: move <pit>")]
     NotSentBoard,
+    #[error("a game here begins from the start board with your first move: reply to the board as it was first sent, with your move on a line: move <pit>")]
+    NotFromTheStart,
     #[error("this mail carries the keys of several games ({0}) and names none of them, so it moved nothing; reply to a mail of the game you mean")]
     SeveralGames(String),
     #[error("there is no game {0} here; a line  games  lists yours")]
@@ -370,6 +373,7 @@ mod tests {
             Refusal::TooLarge(1_000_000),
             Refusal::NoKey,
             Refusal::NotSentBoard,
+            Refusal::NotFromTheStart,
             Refusal::SeveralGames("k7q2mx, m3p9zt".into()),
             Refusal::NoGame("k7q2mx".into()),
             Refusal::OtherGame {
@@ -446,6 +450,7 @@ mod tests {
                 | Refusal::TooLarge(_)
                 | Refusal::NoKey
                 | Refusal::NotSentBoard
+                | Refusal::NotFromTheStart
                 | Refusal::SeveralGames(_)
                 | Refusal::NoGame(_)
                 | Refusal::OtherGame { .. }

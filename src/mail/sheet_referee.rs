@@ -15,7 +15,7 @@ use super::play::{play_turn, read_request, Request, Writer};
 use super::refusal::Refusal;
 use super::Identity;
 use crate::address::mailbox_key;
-use crate::engine::Side;
+use crate::engine::{PlayedSowing, Side};
 use crate::sheet::{Player, RawSheet, Sheet};
 use crate::store::{GameId, MailKey, Secrets};
 
@@ -148,8 +148,17 @@ impl SheetReferee {
             }
             // A new game, the broadcast's: the sender plays the owner.
             (None, None) => {
+                // A game begins from the start board and the sender's
+                // first turn, as the broadcast asks: a sheet with no seats
+                // carries no key, so any other board would be made up.
+                let from_the_start = |sheet: &Sheet| {
+                    sheet.game.start().is_start() && sheet.game.sowings().is_empty()
+                };
                 let decision = match wanted {
-                    Ok(request) => self.play(letter, &from, request, &dress),
+                    Ok(request) if from_the_start(&request.sheet) => {
+                        self.play(letter, &from, request, &dress)
+                    }
+                    Ok(_) => self.refuse(letter, &from, &Refusal::NotFromTheStart, None, None),
                     Err(refusal) => self.refuse(letter, &from, &refusal, Some(&sheet), None),
                 };
                 return Ok(OwnerAnswer::of(decision, Some(from.address)));
@@ -158,11 +167,17 @@ impl SheetReferee {
                 if !Side::BOTH.into_iter().any(|s| self.is_owners(&sheet, s)) {
                     return Err("not refereed: the owner holds no seat in this game".into());
                 }
-                // Read again as each keyed writer's (a log turn is the
-                // mail's move only if they played it): the key must be for
+                // Read again as each keyed writer's, the game played to
+                // each point of the log's last turn (a turn begun by mail,
+                // `c-?`, may be finished on the sheet): the key must be for
                 // the board so read, the one the referee sent them.
-                let keyed = keys.sides(letter).into_iter().find_map(|side| {
-                    let writer = Some(Writer { side, played: &[] });
+                let sides = keys.sides(letter);
+                let played = played_points(&raw);
+                let readings = sides
+                    .iter()
+                    .flat_map(|&side| played.iter().map(move |p| (side, p)));
+                let keyed = readings.into_iter().find_map(|(side, played)| {
+                    let writer = Some(Writer { side, played });
                     let (sheet, wanted) = match read_request(letter, &raw, writer) {
                         Ok(request) => (request.sheet.clone(), Ok(request)),
                         Err((refusal, again)) => {
@@ -172,7 +187,7 @@ impl SheetReferee {
                     keys.sent(letter, &sheet, side)
                         .then_some((side, sheet, wanted))
                 });
-                let no_key = match keys.sides(letter).is_empty() {
+                let no_key = match sides.is_empty() {
                     true => Refusal::NoKey,
                     false => Refusal::NotSentBoard,
                 };
@@ -212,8 +227,9 @@ impl SheetReferee {
             .is_some_and(|a| self.identity.is_own(a))
     }
 
-    /// A mail not played for want of a key: the sender is not answered (the
-    /// From may be anyone's); the owner is told why.
+    /// A mail not played for want of a key for its board: the sender is not
+    /// answered (the From may be anyone's); the owner is told why, beside
+    /// the board the mail quoted.
     fn tell_owner(
         &self,
         letter: &Letter,
@@ -230,9 +246,16 @@ impl SheetReferee {
         body.push_str(&note(&refusal.to_string()));
         body.push_str(&note(
             "The mail itself is in your inbox as it came. Only a mail carrying the \
-             mover's key moves: the key is in each player's Reply-To and key line.",
+             mover's key for the board it quotes moves: the key is in each player's \
+             Reply-To and key line.",
         ));
-        body.push_str(&unchanged(sheet));
+        body.push('\n');
+        body.push_str(&sheet_body(
+            "The board the mail quoted:",
+            None,
+            sheet,
+            Next::Moves,
+        ));
         body.push_str(&signature());
         let id = format!(
             "sheet.{}.owner@{}",
@@ -241,7 +264,7 @@ impl SheetReferee {
         );
         Decision::Send {
             mail: vec![Outgoing::reply(letter, id, owner.clone(), body).with_html(Some(sheet))],
-            summary: format!("not played, no key: a mail from {}", from.address),
+            summary: format!("not played ({refusal}): a mail from {}", from.address),
         }
     }
 
@@ -354,7 +377,7 @@ impl SheetReferee {
                 .get(side.other())
                 .address
                 .as_deref()
-                .is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) =>
+                .is_some_and(|a| mailbox_key(a) == mailbox_key(&from.address)) =>
             {
                 Err(Refusal::OtherSeat {
                     name: seat.name,
@@ -449,6 +472,16 @@ impl OwnerAnswer {
             stranger,
         }
     }
+}
+
+/// The sowings a keyed writer's game may have played, from the sheet's
+/// log: all but its last turn, then each point within that turn.
+fn played_points(raw: &RawSheet) -> Vec<Vec<PlayedSowing>> {
+    let (total, last) = (raw.sowing_count(), raw.turns.last().map_or(0, Vec::len));
+    (total - last..=total)
+        .filter_map(|n| raw.replay(n).ok())
+        .map(|sheet| sheet.game.sowings().to_vec())
+        .collect()
 }
 
 /// The players' keys on an owner's mailbox, from the owner's secret. A
