@@ -427,7 +427,6 @@ impl SheetReferee {
     }
 }
 
-/// The sheet of a mail that played nothing, and the moves it awaits.
 /// Why a mail with no move is refused: the game is over, or the command
 /// it holds is one this referee, which keeps no games, does not carry out.
 fn without_move(letter: &Letter, sheet: Option<&Sheet>) -> Refusal {
@@ -443,6 +442,7 @@ fn without_move(letter: &Letter, sheet: Option<&Sheet>) -> Refusal {
         })
 }
 
+/// The sheet of a mail that played nothing, and the moves it awaits.
 fn unchanged(sheet: &Sheet) -> String {
     "\n".to_string() + &sheet_body("The board is unchanged:", None, sheet, Next::Moves)
 }
@@ -587,8 +587,6 @@ impl OwnerKeys {
     }
 }
 
-/// A new game's other seat: the other address in To/Cc, not the referee's
-/// own nor the sender's; on an owner's mailbox, the owner.
 /// The addresses a move's mail goes to, once each, with the seat whose
 /// view it takes: one address on both seats gets the mover's.
 fn readers(sheet: &Sheet) -> Vec<(Mailbox, Side)> {
