@@ -4,7 +4,7 @@ mod common;
 #[path = "common/stub.rs"]
 mod stub;
 
-use common::{repo, squeezed, stderr, stdout, temp_dir};
+use common::{last_sowing_to_draw, repo, squeezed, stderr, stdout, temp_dir};
 
 fn mancala(args: &[&str], stdin: &str) -> std::process::Output {
     common::run(args, stdin.as_bytes())
@@ -140,18 +140,8 @@ fn move_in_place_writes_through_a_link_and_keeps_the_files_mode() {
 /// result made up, or shown before the end, is an error naming both.
 #[test]
 fn show_refuses_a_result_the_log_does_not_reach() {
-    let last = mancala(
-        &[
-            "new",
-            "kalah",
-            "--position",
-            "0 0 0 0 0 1 / 1 0 0 0 0 0",
-            "--stores",
-            "23,23",
-        ],
-        "",
-    );
-    let over = stdout(&mancala(&["move", "-", "f"], &stdout(&last)));
+    let last = last_sowing_to_draw();
+    let over = stdout(&mancala(&["move", "-", "f"], &last));
     assert!(over.contains("Result: a draw, 24 to 24"), "{over}");
     assert!(mancala(&["show", "-"], &over).status.success());
     let made_up = over.replace("a draw, 24 to 24", "South (South) wins, 25 to 23");
@@ -162,7 +152,7 @@ fn show_refuses_a_result_the_log_does_not_reach() {
         "{}",
         stderr(&out)
     );
-    let early = stdout(&last) + "Result: North (North) wins\n";
+    let early = last + "Result: North (North) wins\n";
     let out = mancala(&["show", "-"], &early);
     assert_eq!(out.status.code(), Some(65));
     assert!(

@@ -6,7 +6,7 @@ use mancala::solve::Tables;
 
 mod common;
 
-use common::{repo, run, stderr, stdout, temp_dir};
+use common::{last_sowing_to_draw, repo, run, stderr, stdout, temp_dir};
 
 fn gering() -> String {
     let out = run(
@@ -53,18 +53,7 @@ fn solve_prints_the_exact_value_of_each_move() {
     let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(value["exact"], false, "a repetition rule: never exact");
     // A finished game has nothing to value: said so, as `hint` says it.
-    let last = run(
-        &[
-            "new",
-            "kalah",
-            "--position",
-            "0 0 0 0 0 1 / 1 0 0 0 0 0",
-            "--stores",
-            "23,23",
-        ],
-        b"",
-    );
-    let over = run(&["move", "-", "f"], &last.stdout);
+    let over = run(&["move", "-", "f"], last_sowing_to_draw().as_bytes());
     assert!(
         stdout(&over).contains("Result: a draw"),
         "{}",

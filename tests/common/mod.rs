@@ -35,6 +35,14 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
         .expect("the mancala binary ends")
 }
 
+/// A Kalah sheet one sowing from the end: South's f ends it, a draw
+/// 24 to 24 (the last row emptied).
+pub fn last_sowing_to_draw() -> String {
+    let position = "0 0 0 0 0 1 / 1 0 0 0 0 0";
+    let args = ["new", "kalah", "--position", position, "--stores", "23,23"];
+    stdout(&run(&args, b""))
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
 }
