@@ -403,8 +403,9 @@ pub struct RefereeArgs {
     /// The referee's own address: replies come from it, and mail from it is never answered
     #[arg(long, default_value = "referee@localhost", env = "MANCALA_FROM")]
     pub from: String,
-    /// Mail larger than this many bytes is refused unread
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Mail larger than this many bytes is refused unread (at least 65536: the
+    /// headers, whose From the refusal answers, are read within it)
+    #[arg(long, default_value_t = 1_000_000, value_parser = parse_max_size)]
     pub max_size: usize,
     /// Keep games in this folder, one JSON file a game (default: the XDG
     /// data folder, ~/.local/share/mancala-referee)
@@ -418,6 +419,18 @@ pub struct RefereeArgs {
 
 /// `7d`, `36h`, `90m` or `30s`, in seconds; a number alone only if 0
 /// (`7` could be days or seconds: the user is asked to say).
+/// A mail's headers alone can run to tens of KB (Received, DKIM): a limit
+/// below this would cut off the From that a refusal answers.
+const LEAST_MAX_SIZE: usize = 65_536;
+
+fn parse_max_size(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(size) if size >= LEAST_MAX_SIZE => Ok(size),
+        Ok(_) => Err(format!("at least {LEAST_MAX_SIZE} bytes")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn parse_duration(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, unit) = text.split_at(
@@ -542,14 +555,18 @@ mod tests {
                 ..
             })
         ));
-        let args = Args::try_parse_from(["mancala", "mail", "--max-size=5000"]).unwrap();
+        let args = Args::try_parse_from(["mancala", "mail", "--max-size=70000"]).unwrap();
         assert!(matches!(
             args.command,
             Command::Mail(MailArgs {
-                referee: RefereeArgs { max_size: 5000, .. },
+                referee: RefereeArgs {
+                    max_size: 70000,
+                    ..
+                },
                 ..
             })
         ));
+        assert!(Args::try_parse_from(["mancala", "mail", "--max-size=5000"]).is_err());
         assert!(
             Args::try_parse_from(["mancala", "mail", "--filter"]).is_err(),
             "--filter needs --owner"
