@@ -417,8 +417,6 @@ pub struct RefereeArgs {
     pub no_store: bool,
 }
 
-/// `7d`, `36h`, `90m` or `30s`, in seconds; a number alone only if 0
-/// (`7` could be days or seconds: the user is asked to say).
 /// A mail's headers alone can run to tens of KB (Received, DKIM): a limit
 /// below this would cut off the From that a refusal answers.
 const LEAST_MAX_SIZE: usize = 65_536;
@@ -431,6 +429,8 @@ fn parse_max_size(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `7d`, `36h`, `90m` or `30s`, in seconds; a number alone only if 0
+/// (`7` could be days or seconds: the user is asked to say).
 fn parse_duration(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, unit) = text.split_at(
