@@ -171,7 +171,11 @@ impl SheetReferee {
                 // each point of the log's last turn (a turn begun by mail,
                 // `c-?`, may be finished on the sheet): the key must be for
                 // the board so read, the one the referee sent them.
-                let sides = keys.sides(letter);
+                let held = keys.held(letter);
+                let sides: Vec<Side> = Side::BOTH
+                    .into_iter()
+                    .filter(|s| held.iter().any(|(_, side)| side == s))
+                    .collect();
                 let played = played_points(&raw);
                 let readings = sides
                     .iter()
@@ -184,7 +188,8 @@ impl SheetReferee {
                             (again.map_or(sheet.clone(), |s| *s), Err(refusal))
                         }
                     };
-                    keys.sent(letter, &sheet, side)
+                    let board = keys.board_id(&sheet)?;
+                    held.contains(&(board, side))
                         .then_some((side, sheet, wanted))
                 });
                 let no_key = match sides.is_empty() {
@@ -540,28 +545,14 @@ impl OwnerKeys {
         )
     }
 
-    /// The sides whose keys (for any board) `letter` carries.
-    fn sides(&self, letter: &Letter) -> Vec<Side> {
-        let keyed: Vec<Side> = letter
-            .keys
-            .iter()
-            .filter_map(|key| self.secrets.check(key).map(|(_, side)| side))
-            .collect();
-        Side::BOTH
-            .into_iter()
-            .filter(|s| keyed.contains(s))
-            .collect()
-    }
-
-    /// Does `letter` carry `side`'s key for the board of `sheet`?
-    fn sent(&self, letter: &Letter, sheet: &Sheet, side: Side) -> bool {
-        let Some(board) = self.board_id(sheet) else {
-            return false;
-        };
+    /// The board and side of each key `letter` carries: checked once a
+    /// mail, then matched against each reading of its sheet.
+    fn held(&self, letter: &Letter) -> Vec<(GameId, Side)> {
         letter
             .keys
             .iter()
-            .any(|key| self.secrets.check(key) == Some((board.clone(), side)))
+            .filter_map(|key| self.secrets.check(key))
+            .collect()
     }
 
     /// The key paragraph and the Reply-To of `side`'s mail about `sheet`.
