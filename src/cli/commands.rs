@@ -173,9 +173,8 @@ fn show(
 /// every command reads a sheet) and its `Result:` line, if it shows one,
 /// against the end the log reaches.
 fn checked_sheet(file: &Path) -> Result<Sheet, Failure> {
-    let text = read_input(file)?;
-    let failed = |e: &dyn std::fmt::Display| Failure::data(format!("{}: {e}", display_path(file)));
-    let sheet = Sheet::parse(&text).map_err(|e| failed(&e))?;
+    let (sheet, text) = read_sheet_and_text(file)?;
+    let failed = |e: &str| Failure::data(format!("{}: {e}", display_path(file)));
     let result = |text: &str| -> Option<String> {
         let line = text.lines().find_map(|l| {
             let bare = l.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
@@ -286,8 +285,15 @@ fn start_of(args: &StartArgs) -> Result<Position, Failure> {
 }
 
 pub(super) fn read_sheet(file: &Path) -> Result<Sheet, Failure> {
+    read_sheet_and_text(file).map(|(sheet, _)| sheet)
+}
+
+/// The sheet in `file`, and the text it was read from.
+fn read_sheet_and_text(file: &Path) -> Result<(Sheet, String), Failure> {
     let text = read_input(file)?;
-    Sheet::parse(&text).map_err(|e| Failure::data(format!("{}: {e}", display_path(file))))
+    let sheet =
+        Sheet::parse(&text).map_err(|e| Failure::data(format!("{}: {e}", display_path(file))))?;
+    Ok((sheet, text))
 }
 
 /// The turns written as arguments, one an argument: `c`, or `c-f` for a
