@@ -8,7 +8,7 @@ use crate::engine::{Game, Pit, PlayError, PlayedSowing, Side, Sowing, SplitMix64
 use crate::opponent::{Opponent, Reason};
 use crate::sheet::Sheet;
 use crate::store::{
-    sheet_of, Concession, Conditional, GameRecord, Ledger, Ledgered, Memory, OfferKind, ReplayError,
+    sheet_of, Concession, Conditional, GameRecord, Ledgered, OfferKind, ReplayError,
 };
 use crate::store::{Offer, Standing, Store, StoreError};
 
@@ -433,7 +433,7 @@ impl HostedGame {
                 }
                 self.record.last_activity = now;
                 self.record.reminded = None;
-                self.record.board_event = self.record.ledger.next_event();
+                self.record.board_event = self.record.next_event();
                 self.record.conditions.clear();
                 Event::TakenBack {
                     by,
@@ -641,15 +641,17 @@ impl HostedGame {
 }
 
 impl Ledgered for HostedGame {
-    const MEMORY: Memory = GameRecord::MEMORY;
-    fn ledger(&self) -> &Ledger {
-        self.record.ledger()
+    fn scope(&self) -> String {
+        self.record.scope()
     }
-    fn ledger_mut(&mut self) -> &mut Ledger {
-        self.record.ledger_mut()
+    fn events(&self) -> u32 {
+        self.record.events
     }
-    fn save(&self, store: &Store, durable: bool) -> Result<(), StoreError> {
-        self.record.save(store, durable)
+    fn set_events(&mut self, events: u32) {
+        self.record.events = events;
+    }
+    fn save(&self, store: &Store) -> Result<(), StoreError> {
+        self.record.save(store)
     }
 }
 

@@ -8,6 +8,8 @@
 #[cfg(feature = "mail")]
 pub mod address;
 pub mod engine;
+#[cfg(feature = "mail")]
+pub mod files;
 pub mod guide;
 #[cfg(feature = "mail")]
 pub mod hosted;

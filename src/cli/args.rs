@@ -112,6 +112,11 @@ pub enum Command {
         #[command(flatten)]
         listing: Listing,
     },
+    /// Move an earlier mancala's store into the database, or back the store up
+    Store {
+        #[command(subcommand)]
+        action: StoreAction,
+    },
     /// Nudge players who have not moved, and forfeit those gone too long (run it from cron)
     Remind {
         /// Remind the player to move after this long: 7d, 36h, 90m or 30s (a unit is needed)
@@ -234,12 +239,34 @@ pub enum Command {
 // subcommands are deferred, clap would take a struct's doc comment as the
 // help of each subcommand it is part of.
 
-// `--store DIR` of the commands that read the hosted referee's store.
+// `--store PATH` of the commands that read the hosted referee's store.
 #[derive(Debug, clap::Args)]
 pub struct StoreFolder {
-    /// The store (default: MANCALA_STORE, else the XDG data folder)
+    /// The store: a SQLite file, or postgresql://... (default: MANCALA_STORE, else
+    /// referee.db in the XDG data folder)
     #[arg(long = "store", env = "MANCALA_STORE")]
-    pub dir: Option<PathBuf>,
+    pub dir: Option<String>,
+}
+
+// `mancala store`'s actions.
+#[derive(Debug, Subcommand)]
+pub enum StoreAction {
+    /// Move a store of an earlier mancala (a folder of game files) into the database,
+    /// keys and all; importing twice changes nothing
+    Import {
+        /// The old store's folder (the one holding `key`)
+        dir: PathBuf,
+        #[command(flatten)]
+        store: StoreFolder,
+    },
+    /// Copy the store, consistent, into a new SQLite file while mail flows
+    /// (a PostgreSQL store: use pg_dump)
+    Backup {
+        /// The copy to make (it must not exist yet)
+        file: PathBuf,
+        #[command(flatten)]
+        store: StoreFolder,
+    },
 }
 
 // What `games` and `ratings` list from the store, and how.
@@ -407,10 +434,10 @@ pub struct RefereeArgs {
     /// headers, whose From the refusal answers, are read within it)
     #[arg(long, default_value_t = 1_000_000, value_parser = parse_max_size)]
     pub max_size: usize,
-    /// Keep games in this folder, one JSON file a game (default: the XDG
-    /// data folder, ~/.local/share/mancala-referee)
+    /// Keep games in this store: a SQLite file (made on first use), or postgresql://...
+    /// (default: ~/.local/share/mancala-referee/referee.db, by XDG_DATA_HOME)
     #[arg(long, env = "MANCALA_STORE")]
-    pub store: Option<PathBuf>,
+    pub store: Option<String>,
     /// Keep no games: each game lives only in its mails, whose quoted
     /// sheet is checked by replaying its log (no keys, no commands)
     #[arg(long, conflicts_with = "store")]

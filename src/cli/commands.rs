@@ -58,6 +58,7 @@ pub fn run(args: Args) -> CliResult {
             send,
             from,
         } => remind(store.dir, send, &from, (nudge, forfeit)),
+        Command::Store { action } => store_action(action),
         Command::Play {
             start,
             side,
@@ -154,7 +155,7 @@ fn with_variant(ruleset: Ruleset, variant: Option<String>) -> Result<Rules, Fail
 fn show(
     file: Option<PathBuf>,
     game: Option<String>,
-    store: Option<PathBuf>,
+    store: Option<String>,
     json: bool,
 ) -> CliResult {
     let sheet = match (game, file) {
@@ -339,7 +340,7 @@ fn rewrite_sheet(file: &Path, text: &str) -> CliResult {
     let target = std::fs::canonicalize(file).map_err(failed)?;
     let permissions = std::fs::metadata(&target).map_err(failed)?.permissions();
     let dir = target.parent().unwrap_or(Path::new("/"));
-    mancala::store::write_atomically_with(dir, &target, |mut temp| {
+    mancala::files::write_atomically_with(dir, &target, |mut temp| {
         temp.write_all(text.as_bytes())?;
         temp.set_permissions(permissions)
     })
@@ -347,14 +348,14 @@ fn rewrite_sheet(file: &Path, text: &str) -> CliResult {
     .map_err(failed)
 }
 
-/// Writes `text` over `file` atomically (see [`mancala::store::write_atomically`]),
+/// Writes `text` over `file` atomically (see [`mancala::files::write_atomically`]),
 /// so a crash leaves the old sheet or the new one, never half of one.
 pub(super) fn write_atomically(file: &Path, text: &str) -> CliResult {
     let dir = file
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    mancala::store::write_atomically(dir, file, text.as_bytes())
+    mancala::files::write_atomically(dir, file, text.as_bytes())
         .map_err(|e| Failure::io(file.display(), &e))
 }
 
@@ -484,12 +485,17 @@ pub(super) fn tempfail(error: &DeliveryError) -> Failure {
     Failure::tempfail(format!("{now} - {error}; {then}"))
 }
 
-fn open_store_or_default(dir: Option<std::path::PathBuf>) -> Result<Store, Failure> {
-    open_store(&dir.unwrap_or_else(Store::default_dir))
+/// The store named, else the default one.
+fn store_location(named: Option<String>) -> String {
+    named.unwrap_or_else(|| Store::default_location().display().to_string())
+}
+
+fn open_store_or_default(named: Option<String>) -> Result<Store, Failure> {
+    open_store(&store_location(named))
 }
 
 fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
-    let no_game = || Failure::data(format!("no game '{id}' in {}", store.dir().display()));
+    let no_game = || Failure::data(format!("no game '{id}' in {}", store.location()));
     let id = GameId::parse(id).ok_or_else(no_game)?;
     let record = store
         .load_game(&id)
@@ -501,12 +507,12 @@ fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
 /// The games `mancala games` shows unless told `--all`.
 const GAMES_SHOWN: usize = 20;
 
-/// The store in `dir` if there is one: a listing of a store not yet made
-/// makes nothing.
-fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Failure> {
-    let dir = dir.unwrap_or_else(Store::default_dir);
-    if dir.is_dir() {
-        open_store(&dir).map(Some)
+/// The store named (else the default one) if there is one: a listing of a
+/// store not yet made makes nothing.
+fn existing_store(named: Option<String>) -> Result<Option<Store>, Failure> {
+    let location = store_location(named);
+    if location.contains("://") || Path::new(&location).exists() {
+        open_store(&location).map(Some)
     } else {
         Ok(None)
     }
@@ -517,10 +523,9 @@ fn existing_store(dir: Option<std::path::PathBuf>) -> Result<Option<Store>, Fail
 /// reads every game, finished ones too.
 fn list_games(listing: Listing) -> CliResult {
     let Listing { store, json, all } = listing;
-    let dir = store.dir;
-    let shown = dir.clone().unwrap_or_else(Store::default_dir);
-    let empty = || print(&format!("No games in {} yet.\n", shown.display()));
-    let Some(store) = existing_store(dir)? else {
+    let shown = store_location(store.dir.clone());
+    let empty = || print(&format!("No games in {shown} yet.\n"));
+    let Some(store) = existing_store(store.dir)? else {
         return empty();
     };
     let (mut listing, total) = if all {
@@ -532,7 +537,6 @@ fn list_games(listing: Listing) -> CliResult {
         store.under_way(Some(GAMES_SHOWN)).map_err(Failure::data)?
     };
     let nothing = listing.games.is_empty() && listing.unreadable.is_empty();
-    // Read only when nothing is listed: a store's folder holds every game.
     if nothing && store.is_empty().map_err(Failure::data)? {
         return empty();
     }
@@ -549,7 +553,7 @@ fn list_games(listing: Listing) -> CliResult {
             .map(|(record, game)| game_json(record, game) + "\n")
             .collect()
     } else if rows.is_empty() {
-        format!("No games under way in {}.\n", shown.display())
+        format!("No games under way in {shown}.\n")
     } else {
         games_table(&rows)
     };
@@ -670,7 +674,7 @@ fn list_ratings(listing: Listing, ruleset: Option<mancala::engine::Ruleset>) -> 
 /// `mancala remind`: its durations checked, and where the mail goes,
 /// before the store is opened.
 fn remind(
-    store: Option<std::path::PathBuf>,
+    store: Option<String>,
     send: Transport,
     from: &str,
     (nudge, forfeit): (u64, u64),
@@ -727,8 +731,45 @@ fn remind(
     }
 }
 
-fn open_store(dir: &Path) -> Result<mancala::store::Store, Failure> {
-    mancala::store::Store::open(dir).map_err(|e| Failure::tempfail(e.to_string()))
+fn open_store(location: &str) -> Result<Store, Failure> {
+    Store::open(location).map_err(|e| Failure::tempfail(e.to_string()))
+}
+
+/// `mancala store import` and `backup`.
+fn store_action(action: super::args::StoreAction) -> CliResult {
+    use super::args::StoreAction;
+    match action {
+        StoreAction::Import { dir, store } => {
+            let target = store_location(store.dir);
+            let done = Store::import(&dir, &target).map_err(|e| match e {
+                mancala::store::ImportError::Store(e) => Failure::tempfail(e.to_string()),
+                unreadable => Failure::data(unreadable.to_string()),
+            })?;
+            log(&format!(
+                "- imported {} into {target}: {} games ({} there already), {} senders, {} replies owed",
+                dir.display(),
+                done.games,
+                done.present,
+                done.senders,
+                done.replies_owed
+            ));
+            Ok(())
+        }
+        StoreAction::Backup { file, store } => {
+            if file.exists() {
+                return Err(Failure::usage(format!(
+                    "{} exists: name a new file for the copy",
+                    file.display()
+                )));
+            }
+            let store = open_store_or_default(store.dir)?;
+            store
+                .backup(&file)
+                .map_err(|e| Failure::tempfail(e.to_string()))?;
+            log(&format!("- {} copied to {}", store.location(), file.display()));
+            Ok(())
+        }
+    }
 }
 
 pub(super) fn log(line: &str) {

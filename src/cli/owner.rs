@@ -58,9 +58,9 @@ fn answer_for_owner(
     // mark) is forged, or from a folder wiped whole: not refereed, never
     // deferred; the owner reads the mail. A lost secret is told by the mark.
     let mut forged = false;
-    let secrets = mancala::store::Secrets::in_folder(&folder, || {
+    let secrets = owner_secret(&folder, || {
         forged = !keyed.exists() && !letter.keys.is_empty();
-        Ok(keyed.exists() || forged)
+        keyed.exists() || forged
     });
     let secrets = match secrets {
         Err(_) if forged => {
@@ -195,4 +195,40 @@ fn pass_through(read: &[u8], input: &mut impl std::io::Read) -> CliResult {
         .and_then(|()| std::io::copy(input, &mut out).map(drop))
         .and_then(|()| out.flush())
         .map_err(|e| Failure::tempfail(format!("passing the mail through: {e}")))
+}
+
+/// The owner's secret, in `folder/key`: made on first use, unless `used`
+/// says keys were handed out (a new one would void them all).
+fn owner_secret(
+    folder: &std::path::Path,
+    used: impl FnOnce() -> bool,
+) -> Result<mancala::store::Secrets, String> {
+    use std::io::Write;
+    let path = folder.join("key");
+    let shown = path.display();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if used() {
+                return Err(format!("{shown} is missing, and keys were handed out from it"));
+            }
+            let fresh = mancala::store::fresh_secret().map_err(|e| e.to_string())?;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(&path) {
+                Ok(mut file) => {
+                    (file.write_all(fresh.as_bytes()).and_then(|()| file.sync_all()))
+                        .map_err(|e| format!("{shown}: {e}"))?;
+                }
+                // Another mail made it first: theirs it is.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("{shown}: {e}")),
+            }
+            std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?
+        }
+        Err(e) => return Err(format!("{shown}: {e}")),
+    };
+    mancala::store::Secrets::new(&text).ok_or_else(|| format!("{shown}: too short to be a key"))
 }

@@ -267,7 +267,7 @@ pub fn build_tables(rules: Rules, stones: usize, dir: &Path, memory: Option<usiz
             .filter(|tables| tables.max_stones() < stones),
     };
     let mut seconds = 0.0;
-    let written = mancala::store::write_atomically_with(dir, &path, |file| {
+    let written = mancala::files::write_atomically_with(dir, &path, |file| {
         let written = match (&old, built_in) {
             (Some(old), _) => Tables::extend_file(&rules, old, stones, budget, file, &mut track),
             (None, Some(tables)) => tables.build_file(stones, budget, file, &mut track),

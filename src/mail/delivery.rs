@@ -1,10 +1,10 @@
-//! Sending what a referee decided, exactly as decided. Replies kept in a
-//! [`Ledger`] are sent one by one, each recorded as sent (or refused for
-//! good) in the store before the next, so a crash or a 451 resends only
-//! what did not go, under the same Message-ID.
+//! Sending what a referee decided, exactly as decided. Replies owed in the
+//! store are sent one by one, each recorded as sent (or refused for good)
+//! before the next, so a crash or a 451 resends only what did not go,
+//! under the same Message-ID.
 
 use super::outgoing::Outgoing;
-use crate::store::{Delivery, Ledgered, Lock, MailKey, Store, StoreError};
+use crate::store::{Delivery, Ledgered, MailKey, Owed, Store, StoreError};
 
 /// Whether trying again later can help a failed send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,118 +119,104 @@ fn post(
     }
 }
 
-/// One mail's transaction on one record (a game, or a keyless sender),
-/// the same on every path: lock, load, handled before?, decide, commit the
-/// new state with its replies in one durable write, send each reply, save
-/// once with what went. A crash anywhere leaves the old state or the new
-/// one with its replies owed, and the next delivery of the mail (or the
-/// next `remind`) sends what did not go, under the same Message-IDs.
+/// A record (a game, or a keyless sender) in the store's transaction
+/// under way ([`Store::transact`]): whether a mail was handled before, and
+/// the decision committed with the replies it owes. The replies are sent
+/// once the transaction commits ([`send_owed`]); a crash anywhere leaves
+/// the old state or the new one with its replies owed, and the next
+/// delivery of the mail (or the next `remind`) sends what did not go,
+/// under the same Message-IDs.
 pub struct Transaction<'s, R: Ledgered> {
     store: &'s Store,
-    _lock: Lock,
     pub record: R,
 }
 
 impl<'s, R: Ledgered> Transaction<'s, R> {
-    /// The transaction on `record`, read under `lock`.
-    pub fn new(store: &'s Store, lock: Lock, record: R) -> Transaction<'s, R> {
-        Transaction {
-            store,
-            _lock: lock,
-            record,
-        }
+    pub fn new(store: &'s Store, record: R) -> Transaction<'s, R> {
+        Transaction { store, record }
     }
 
     /// The number of the event this transaction's decision makes: its
     /// replies' Message-IDs are derived from it.
     pub fn event(&self) -> u32 {
-        self.record.ledger().next_event()
+        self.record.events() + 1
     }
 
-    /// Was `mail` handled before? Then what it owed and did not go is sent
-    /// now, and the report says so.
+    /// Was `mail` handled before? (What it owes and did not go is sent
+    /// once the transaction ends, as every mail's.)
     ///
     /// # Errors
-    /// As [`Transaction::send`].
-    pub fn handled_before(
-        &mut self,
-        mail: &MailKey,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<bool, DeliveryError> {
-        if !self.record.ledger().has_handled(mail) {
+    /// The store's.
+    pub fn handled_before(&self, mail: &MailKey, report: &mut Report) -> Result<bool, StoreError> {
+        if !self.store.has_handled(&self.record.scope(), mail)? {
             return Ok(false);
         }
         report.summary = "mail handled before; sending what did not go".into();
-        self.send(postman, report)?;
         Ok(true)
     }
 
-    /// The decision made durable: `mail` handled as the next event, owing
-    /// `replies`, saved with the state in one write.
+    /// The decision: `mail` handled as the next event, owing `replies`,
+    /// with the record's new state.
     ///
     /// # Errors
-    /// When the write fails: nothing is done, and a retry decides again.
-    pub fn commit(&mut self, mail: MailKey, replies: Vec<Outgoing>) -> Result<(), StoreError> {
-        self.record
-            .ledger_mut()
-            .record(mail, replies, crate::store::now(), R::MEMORY);
-        self.record.save(self.store, true)
+    /// The store's: then nothing is done, and a retry decides again.
+    pub fn commit(&mut self, mail: &MailKey, replies: Vec<Outgoing>) -> Result<(), StoreError> {
+        self.commit_for(mail, mail, replies)
     }
 
-    /// Sends every reply the record owes, each settled as it goes (sent, or
-    /// refused for good), then saves the record once with what went (a
-    /// crash before that save sends them again, with the same Message-IDs:
-    /// a mail client shows one). A transient failure leaves that reply
-    /// owed and goes on with the others.
+    /// [`Transaction::commit`], the replies sent with those of `cause`
+    /// (the clock's events, `remind`'s).
     ///
     /// # Errors
-    /// The first transient send failure, so that the MTA tries again; or
-    /// the store's, when what went cannot be noted.
-    pub fn send(
+    /// As [`Transaction::commit`].
+    pub fn commit_for(
         &mut self,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<(), DeliveryError> {
-        let ledger = self.record.ledger_mut();
-        let pending: Vec<Outgoing> = ledger.pending().cloned().collect();
-        let mut retry = None;
-        let mut settled = false;
-        for mail in pending {
-            if let Some(delivery) = post(&mail, postman, report, &mut retry) {
-                ledger.settle(&mail.message_id, delivery);
-                settled = true;
-            }
-        }
-        if settled {
-            self.record.save(self.store, false)?;
-        }
-        retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))
+        mail: &MailKey,
+        cause: &MailKey,
+        replies: Vec<Outgoing>,
+    ) -> Result<(), StoreError> {
+        self.store
+            .commit_event(&mut self.record, mail, cause, replies)
+            .map(drop)
     }
 
     /// Saves a change that answers no mail of its own (a sender's count,
-    /// kept beside a game's transaction), durably.
+    /// beside a game's decision).
     ///
     /// # Errors
-    /// When the write fails; the old file is then untouched.
+    /// The store's.
     pub fn save(&self) -> Result<(), StoreError> {
-        self.record.save(self.store, true)
+        self.record.save(self.store)
     }
+}
 
-    /// [`Transaction::commit`], then [`Transaction::send`].
-    ///
-    /// # Errors
-    /// As those.
-    pub fn finish(
-        mut self,
-        mail: MailKey,
-        replies: Vec<Outgoing>,
-        postman: &dyn Postman,
-        report: &mut Report,
-    ) -> Result<(), DeliveryError> {
-        self.commit(mail, replies)?;
-        self.send(postman, report)
+/// Sends every reply owed that `which` names, each settled in the store
+/// as it goes (sent, or refused for good). A transient failure leaves that
+/// reply owed and goes on with the others. On PostgreSQL each is sent
+/// under its row's lock, so two referees handed the same mail send it once.
+///
+/// # Errors
+/// The first transient send failure, so that the MTA tries again; or the
+/// store's, when what went cannot be noted.
+pub fn send_owed(
+    store: &Store,
+    which: Owed,
+    postman: &dyn Postman,
+    report: &mut Report,
+) -> Result<(), DeliveryError> {
+    let mut retry = None;
+    for mail in store.owed(which)? {
+        store.transact(|| -> Result<(), DeliveryError> {
+            if !store.claim(&mail.message_id)? {
+                return Ok(()); // another referee sent it
+            }
+            if let Some(delivery) = post(&mail, postman, report, &mut retry) {
+                store.settle(&mail.message_id, &delivery)?;
+            }
+            Ok(())
+        })?;
     }
+    retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))
 }
 
 /// Sends replies kept nowhere (a game that lives in its mails): each is

@@ -300,7 +300,7 @@ impl Transport {
                 let file = path.join(format!("{name}.eml"));
                 std::fs::create_dir_all(path)
                     .and_then(|()| {
-                        crate::store::write_atomically(path, &file, &message.formatted())
+                        crate::files::write_atomically(path, &file, &message.formatted())
                     })
                     .map_err(|e| transient(format!("{}: {e}", file.display())))
             }

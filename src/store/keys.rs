@@ -2,15 +2,11 @@
 //! game, a game's id from the mail that started it, and the digest an
 //! address is filed under.
 
-use std::fs;
-use std::io;
-use std::path::Path;
-
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 
 use super::record::{GameId, MailKey, ID_LENGTH};
-use super::{io_error, Store, StoreError};
+use super::StoreError;
 use crate::address::mailbox_key;
 use crate::engine::Side;
 
@@ -23,64 +19,26 @@ pub struct Secrets {
 /// Hex digits of a player's key.
 const TOKEN_LENGTH: usize = 12;
 
-impl Store {
-    /// The secret from which the players' keys derive. It is made when the
-    /// store is new; if it is missing from a store that holds games it is
-    /// an error, never made anew (that would void every key handed out).
-    ///
-    /// # Errors
-    /// When it cannot be read or made, or is missing from a used store.
-    pub fn secrets(&self) -> Result<Secrets, StoreError> {
-        Secrets::in_folder(&self.dir, || self.has_records())
-    }
-}
-
 impl Secrets {
-    /// The secret kept in `dir` (its file `key`), made there on first use.
-    /// When it is missing and `used` says keys were handed out, it is an
-    /// error, never made anew (that would void every key handed out).
-    ///
-    /// # Errors
-    /// When it cannot be read or made, or is missing once used.
-    pub fn in_folder(
-        dir: &Path,
-        used: impl FnOnce() -> Result<bool, StoreError>,
-    ) -> Result<Secrets, StoreError> {
-        let path = dir.join("key");
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if used()? {
-                    return Err(StoreError::KeyMissing { path });
-                }
-                make_secret(dir)?;
-                fs::read_to_string(&path).map_err(io_error(&path))?
-            }
-            Err(e) => return Err(io_error(&path)(e)),
-        };
-        if text.trim().len() < 32 {
-            return Err(StoreError::Corrupt {
-                path,
-                error: "the key is too short".into(),
-            });
-        }
-        Ok(Secrets {
+    /// The secret written as `text` (64 hex digits when made here); `None`
+    /// when too short to be one.
+    pub fn new(text: &str) -> Option<Secrets> {
+        (text.trim().len() >= 32).then(|| Secrets {
             key: hmac::Key::new(hmac::HMAC_SHA256, text.trim().as_bytes()),
         })
     }
 }
 
-/// Writes a fresh secret whole beside its place, then links it there:
-/// whoever links first wins, and nobody reads a key half written.
-fn make_secret(dir: &Path) -> Result<(), StoreError> {
-    let path = dir.join("key");
+/// A new secret: 32 random bytes, in hex.
+///
+/// # Errors
+/// When the system has no random numbers to give.
+pub fn fresh_secret() -> Result<String, StoreError> {
     let mut fresh = [0u8; 32];
     SystemRandom::new()
         .fill(&mut fresh)
         .map_err(|_| StoreError::NoRandom)?;
-    super::create_whole(dir, &path, hex(&fresh).as_bytes())
-        .map(drop)
-        .map_err(io_error(&path))
+    Ok(hex(&fresh))
 }
 
 impl Secrets {

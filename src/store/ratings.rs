@@ -1,15 +1,14 @@
 //! The players' Glicko-2 ratings, per ruleset, kept as games end: each
-//! game counted once, by its id. A player's rows (one per ruleset) are
-//! kept together, so that a count touches its two players alone and a
-//! question reads only the rows it shows (see the index's module for the
-//! files and how a count survives a crash). The rows are those a replay
-//! of every rated game in the order they ended would draw.
+//! game counted once, by its id, in the transaction that ends it. The rows
+//! are those a replay of every rated game in the order they ended would
+//! draw.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
-use super::{GameId, GameRecord, Standing};
+use super::db::params;
+use super::{GameRecord, Standing, Store, StoreError};
 use crate::address::mailbox_key;
 use crate::engine::{Game, Ruleset, Side};
 
@@ -38,16 +37,6 @@ pub struct Leaders {
     pub cut: bool,
 }
 
-/// The width of a band of the ladder, in rating points: the best of a
-/// ruleset are found by reading its highest bands only.
-const BAND: f64 = 10.0;
-
-/// The band of the ladder a rating is filed in.
-pub(super) fn band(rating: f64) -> i64 {
-    // `as` saturates (and makes NaN 0): a damaged file files somewhere.
-    (rating / BAND).floor() as i64
-}
-
 /// When a game that counts ended: finished, between two people who both
 /// agreed to play.
 pub fn rated(record: &GameRecord, game: &Game) -> Option<u64> {
@@ -64,172 +53,178 @@ pub fn rated(record: &GameRecord, game: &Game) -> Option<u64> {
     record.ended()
 }
 
-/// What a rated game changes: its ruleset, its players' mailboxes and
-/// names (South's first) and who won.
-#[derive(Clone, Debug)]
-pub(super) struct Count {
-    pub id: GameId,
-    pub ruleset: Ruleset,
-    pub mailboxes: [String; 2],
-    names: [String; 2],
-    winner: Option<Side>,
-}
-
-impl Count {
-    /// The count of `record`, if it is a rated game between two mailboxes
-    /// (one person on both sides is no contest).
-    pub fn of(record: &GameRecord) -> Option<Count> {
-        let game = record.game().ok()?;
-        rated(record, &game)?;
-        let winner = game.outcome()?.winner;
-        let mailboxes = Side::BOTH
-            .map(|side| mailbox_key(record.player(side).address.as_deref().unwrap_or_default()));
-        if mailboxes[0] == mailboxes[1] {
-            return None;
-        }
-        Some(Count {
-            id: record.id.clone(),
-            ruleset: record.ruleset,
-            mailboxes,
-            names: Side::BOTH.map(|side| record.player(side).name.clone()),
-            winner,
-        })
+/// Counts `record` in its players' rows if it has ended, is rated, and
+/// was not counted before (each game once, by its id), in the transaction
+/// that saves it. One person on both sides is no contest.
+pub(super) fn count_if_ended(
+    store: &Store,
+    record: &GameRecord,
+    game: &Game,
+) -> Result<(), StoreError> {
+    if rated(record, game).is_none() {
+        return Ok(());
     }
-
-    /// Counts the game in its players' files (South's first). A row whose
-    /// last game is this one has it already (a count a crash cut short):
-    /// it is left as it is, and the other is counted from its state before.
-    pub fn apply(&self, players: &mut [Player; 2]) {
-        let rows = players.each_mut().map(|p| p.row(self.ruleset));
-        let counted = rows
-            .each_ref()
-            .map(|row| row.last.as_ref() == Some(&self.id));
-        let before = [0, 1].map(|i| {
-            let row = &rows[i];
-            glicko_of(if counted[i] { row.before } else { row.glicko })
-        });
-        let outcome = match self.winner {
-            Some(Side::South) => Outcomes::WIN,
-            Some(Side::North) => Outcomes::LOSS,
-            None => Outcomes::DRAW,
+    let Some(outcome) = game.outcome() else {
+        return Ok(());
+    };
+    let mailboxes = Side::BOTH
+        .map(|side| mailbox_key(record.player(side).address.as_deref().unwrap_or_default()));
+    if mailboxes[0] == mailboxes[1] {
+        return Ok(());
+    }
+    let id = record.id.as_str();
+    if store.execute(
+        "INSERT INTO rated (game) VALUES ($1) ON CONFLICT (game) DO NOTHING",
+        params![id],
+    )? == 0
+    {
+        return Ok(()); // counted before
+    }
+    let ruleset = record.ruleset.as_str();
+    let mut rows = Vec::new();
+    for mailbox in &mailboxes {
+        let found = store.query(
+            "SELECT rating, deviation, volatility, games, wins, draws, losses FROM ratings
+             WHERE mailbox = $1 AND ruleset = $2",
+            params![mailbox.as_str(), ruleset],
+        )?;
+        let row = match found.first() {
+            Some(r) => {
+                let f = store.fail();
+                let glicko = Glicko2Rating {
+                    rating: r.real(0).map_err(&f)?,
+                    deviation: r.real(1).map_err(&f)?,
+                    volatility: r.real(2).map_err(&f)?,
+                };
+                (glicko, [3, 4, 5, 6].map(|i| r.uint(i).unwrap_or(0)))
+            }
+            None => (Glicko2Rating::new(), [0; 4]),
         };
-        let (south, north) = glicko2(&before[0], &before[1], &outcome, &Glicko2Config::new());
-        for (i, (row, new)) in rows.into_iter().zip([south, north]).enumerate() {
-            if counted[i] {
-                continue;
-            }
-            let side = Side::BOTH[i];
-            row.name = self.names[i].clone();
-            row.games += 1;
-            match self.winner {
-                None => row.draws += 1,
-                Some(w) if w == side => row.wins += 1,
-                Some(_) => row.losses += 1,
-            }
-            row.before = row.glicko;
-            row.glicko = bits_of(&new);
-            row.last = Some(self.id.clone());
+        rows.push(row);
+    }
+    let outcome_for_south = match outcome.winner {
+        Some(Side::South) => Outcomes::WIN,
+        Some(Side::North) => Outcomes::LOSS,
+        None => Outcomes::DRAW,
+    };
+    let (south, north) = glicko2(&rows[0].0, &rows[1].0, &outcome_for_south, &Glicko2Config::new());
+    for (i, new) in [south, north].into_iter().enumerate() {
+        let side = Side::BOTH[i];
+        let [games, mut wins, mut draws, mut losses] = rows[i].1;
+        match outcome.winner {
+            None => draws += 1,
+            Some(w) if w == side => wins += 1,
+            Some(_) => losses += 1,
         }
+        store.execute(
+            "INSERT INTO ratings (mailbox, ruleset, name, rating, deviation, volatility, games,
+              wins, draws, losses) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT (mailbox, ruleset) DO UPDATE SET name = excluded.name,
+              rating = excluded.rating, deviation = excluded.deviation,
+              volatility = excluded.volatility, games = excluded.games, wins = excluded.wins,
+              draws = excluded.draws, losses = excluded.losses",
+            params![
+                mailboxes[i].as_str(),
+                ruleset,
+                record.player(side).name.as_str(),
+                new.rating,
+                new.deviation,
+                new.volatility,
+                games + 1,
+                wins,
+                draws,
+                losses
+            ],
+        )?;
     }
+    Ok(())
 }
 
-/// A player's rows, one per ruleset played: their file in the index.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub(super) struct Player {
-    pub mailbox: String,
-    rows: Vec<Row>,
-}
+const RATING_COLUMNS: &str = "mailbox, ruleset, name, rating, deviation, games, wins, draws, losses";
 
-/// A player's row in one ruleset: the Glicko-2 numbers as their bits, so
-/// that a round trip through the file changes nothing.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Row {
-    ruleset: Ruleset,
-    name: String,
-    /// rating, deviation, volatility
-    glicko: [u64; 3],
-    games: u32,
-    wins: u32,
-    draws: u32,
-    losses: u32,
-    /// The last game counted, and the numbers before it: what finishes
-    /// a count that a crash cut short between the players' files.
-    last: Option<GameId>,
-    before: [u64; 3],
-}
-
-fn glicko_of(bits: [u64; 3]) -> Glicko2Rating {
-    let [rating, deviation, volatility] = bits.map(f64::from_bits);
-    Glicko2Rating {
-        rating,
-        deviation,
-        volatility,
-    }
-}
-
-fn bits_of(glicko: &Glicko2Rating) -> [u64; 3] {
-    [glicko.rating, glicko.deviation, glicko.volatility].map(f64::to_bits)
-}
-
-impl Player {
-    pub fn new(mailbox: &str) -> Player {
-        Player {
-            mailbox: mailbox.to_string(),
-            rows: Vec::new(),
-        }
+impl Store {
+    fn ratings_where(
+        &self,
+        condition: &str,
+        params: &[super::db::Param],
+    ) -> Result<Vec<Rating>, StoreError> {
+        let rows = self.query(
+            &format!("SELECT {RATING_COLUMNS} FROM ratings {condition}"),
+            params,
+        )?;
+        let f = self.fail();
+        let small = |r: &super::db::Row, i| r.small(i).map_err(&f);
+        rows.iter()
+            .map(|r| {
+                Ok(Rating {
+                    mailbox: r.text(0).map_err(&f)?,
+                    ruleset: (r.text(1).map_err(&f)?)
+                        .parse()
+                        .map_err(|e| self.corrupt("a rating's game", e))?,
+                    name: r.text(2).map_err(&f)?,
+                    rating: r.real(3).map_err(&f)?,
+                    deviation: r.real(4).map_err(&f)?,
+                    games: small(r, 5)?,
+                    wins: small(r, 6)?,
+                    draws: small(r, 7)?,
+                    losses: small(r, 8)?,
+                })
+            })
+            .collect()
     }
 
-    /// The row of `ruleset`, made if new.
-    fn row(&mut self, ruleset: Ruleset) -> &mut Row {
-        let at = match self.rows.iter().position(|r| r.ruleset == ruleset) {
-            Some(at) => at,
-            None => {
-                let fresh = bits_of(&Glicko2Rating::new());
-                self.rows.push(Row {
-                    ruleset,
-                    name: String::new(),
-                    glicko: fresh,
-                    games: 0,
-                    wins: 0,
-                    draws: 0,
-                    losses: 0,
-                    last: None,
-                    before: fresh,
-                });
-                self.rows.len() - 1
-            }
+    /// Every rated player's rows in `ruleset` (or every ruleset), best
+    /// first (`mancala ratings --all`).
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn ratings(&self, ruleset: Option<Ruleset>) -> Result<Vec<Rating>, StoreError> {
+        let mut list = match ruleset {
+            Some(r) => self.ratings_where("WHERE ruleset = $1", params![r.as_str()])?,
+            None => self.ratings_where("", params![])?,
         };
-        &mut self.rows[at]
+        sort(&mut list);
+        Ok(list)
     }
 
-    /// The player's standing in `ruleset`, if they played it.
-    pub fn rating(&self, ruleset: Ruleset) -> Option<Rating> {
-        let row = self.rows.iter().find(|r| r.ruleset == ruleset)?;
-        let glicko = glicko_of(row.glicko);
-        Some(Rating {
-            ruleset,
-            name: row.name.clone(),
-            rating: glicko.rating,
-            deviation: glicko.deviation,
-            games: row.games,
-            wins: row.wins,
-            draws: row.draws,
-            losses: row.losses,
-            mailbox: self.mailbox.clone(),
-        })
-    }
-
-    /// Every row's standing.
-    pub fn ratings(&self) -> impl Iterator<Item = Rating> + '_ {
-        self.rows.iter().filter_map(|r| self.rating(r.ruleset))
-    }
-
-    /// The bands `ruleset`'s row is filed in now, and was before its
-    /// last count (where an entry may be left to take away).
-    pub fn bands(&self, ruleset: Ruleset) -> Option<(i64, i64)> {
-        let row = self.rows.iter().find(|r| r.ruleset == ruleset)?;
-        let [now, before] = [row.glicko, row.before].map(|g| band(glicko_of(g).rating));
-        Some((now, before))
+    /// The best `most` of `ruleset` (or of each ruleset), and every row of
+    /// `asker`'s mailbox, with `after` (a game a mail's acts have just
+    /// ended) counted first, in the transaction under way.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn leaders(
+        &self,
+        ruleset: Option<Ruleset>,
+        most: usize,
+        asker: Option<&str>,
+        after: Option<&GameRecord>,
+    ) -> Result<Leaders, StoreError> {
+        if let Some(game) = after {
+            self.save_game(game)?;
+        }
+        let mut leaders = Leaders::default();
+        let rulesets = ruleset.map_or(Ruleset::ALL.to_vec(), |r| vec![r]);
+        for r in &rulesets {
+            let mut rows = self.ratings_where(
+                "WHERE ruleset = $1 ORDER BY rating DESC, mailbox LIMIT $2",
+                params![r.as_str(), most + 1],
+            )?;
+            leaders.cut |= rows.len() > most;
+            rows.truncate(most);
+            leaders.list.extend(rows);
+        }
+        if let Some(address) = asker {
+            let mailbox = mailbox_key(address);
+            for rating in self.ratings_where("WHERE mailbox = $1", params![mailbox.as_str()])? {
+                let same = |s: &Rating| s.ruleset == rating.ruleset && s.mailbox == rating.mailbox;
+                if rulesets.contains(&rating.ruleset) && !leaders.list.iter().any(same) {
+                    leaders.list.push(rating);
+                }
+            }
+        }
+        sort(&mut leaders.list);
+        Ok(leaders)
     }
 }
 

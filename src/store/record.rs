@@ -4,14 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outbox::{Delivery, Outgoing};
 use crate::engine::{Game, Pit, PlayError, Position, RulesError, Ruleset, SetUpError, Side};
-
-/// The version of the file format this build writes and reads.
-/// 3 added a game's variant, set-up position, open offer and conditional
-/// moves: a referee of format 2 would replay such a game by the wrong rules,
-/// so it must refuse the file, and does, as newer than its own.
-pub const FORMAT: u32 = 3;
 
 /// A game's short id: six letters of an alphabet without 0/o and 1/l.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -80,6 +73,14 @@ impl MailKey {
     pub fn of_bytes(bytes: &[u8]) -> MailKey {
         let lf: Vec<u8> = bytes.iter().copied().filter(|&b| b != b'\r').collect();
         MailKey::digest(&[b"bytes:".as_slice(), &lf].concat())
+    }
+
+    /// The mail's key as the folder stores of earlier referees kept their
+    /// older mails: a digest of it, marked apart from full keys.
+    pub fn short(&self) -> String {
+        let hash = ring::digest::digest(&ring::digest::SHA256, self.0.as_bytes());
+        let hex: String = hash.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
+        format!("~{hex}")
     }
 
     fn digest(input: &[u8]) -> MailKey {
@@ -174,129 +175,10 @@ pub enum Standing {
     Withdrawn,
 }
 
-/// A mail handled, and the event number it made.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Handled {
-    pub mail: MailKey,
-    pub event: u32,
-    pub time: u64,
-}
-
-/// The mails a record has handled and the replies it owes. The state
-/// change and its replies are saved in one write, so a crash after it
-/// sends them next time, and a crash before it leaves nothing done.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ledger {
-    pub events: u32,
-    pub handled: Vec<Handled>,
-    /// The mails handled before the last [`HANDLED_KEPT`], for a record
-    /// that remembers them all (a game): 16 hex digits of a digest of
-    /// each, end to end. An old mail fetched again is still known, and a
-    /// long game's file grows by 16 bytes a mail.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub older: String,
-    /// Replies not yet sent or refused; sent ones are dropped.
-    pub outbox: Vec<Outgoing>,
-}
-
-/// Handled mails remembered in full per record (with their events).
-pub const HANDLED_KEPT: usize = 500;
-
-/// How long a ledger remembers the mails it handled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Memory {
-    /// For the record's whole life: a game, where an old `accept` fetched
-    /// again must not answer a new offer.
-    Lifelong,
-    /// The last [`HANDLED_KEPT`]: a keyless sender, whose file a flood of
-    /// forged mails must not grow (an old mail answered again costs one
-    /// of their daily answers, nothing more).
-    Recent,
-}
-
-/// A mail's key as [`Ledger::older`] keeps it.
-fn short_key(mail: &MailKey) -> [u8; 16] {
-    let hash = ring::digest::digest(&ring::digest::SHA256, mail.0.as_bytes());
-    let mut out = [0u8; 16];
-    for (pair, byte) in out.chunks_mut(2).zip(hash.as_ref()) {
-        pair.copy_from_slice(format!("{byte:02x}").as_bytes());
-    }
-    out
-}
-
-impl Ledger {
-    /// The event this mail made, if it was handled before.
-    pub fn handled(&self, mail: &MailKey) -> Option<u32> {
-        self.handled
-            .iter()
-            .find(|h| &h.mail == mail)
-            .map(|h| h.event)
-    }
-
-    /// Was this mail handled before (among the older ones too)?
-    pub fn has_handled(&self, mail: &MailKey) -> bool {
-        if self.handled(mail).is_some() {
-            return true;
-        }
-        let short = short_key(mail);
-        self.older.as_bytes().chunks(16).any(|k| k == short)
-    }
-
-    /// The number the next event will have.
-    pub fn next_event(&self) -> u32 {
-        self.events + 1
-    }
-
-    /// Notes `mail` as handled by a new event whose replies are `replies`
-    /// (each marked with the event).
-    pub fn record(
-        &mut self,
-        mail: MailKey,
-        replies: Vec<Outgoing>,
-        now: u64,
-        memory: Memory,
-    ) -> u32 {
-        self.events += 1;
-        self.handled.push(Handled {
-            mail,
-            event: self.events,
-            time: now,
-        });
-        if self.handled.len() > HANDLED_KEPT {
-            let old = self.handled.remove(0);
-            if memory == Memory::Lifelong {
-                let short = short_key(&old.mail);
-                self.older.extend(short.iter().map(|&b| char::from(b)));
-            }
-        }
-        let event = self.events;
-        self.outbox
-            .extend(replies.into_iter().map(|r| Outgoing { event, ..r }));
-        event
-    }
-
-    /// Replies still to send.
-    pub fn pending(&self) -> impl Iterator<Item = &Outgoing> {
-        self.outbox
-            .iter()
-            .filter(|e| e.delivery == Delivery::Pending)
-    }
-
-    /// Notes how sending `message_id` went; a sent or refused reply leaves
-    /// the outbox (a refusal is logged by whoever sent it).
-    pub fn settle(&mut self, message_id: &str, delivery: Delivery) {
-        if delivery == Delivery::Pending {
-            return;
-        }
-        self.outbox.retain(|e| e.message_id != message_id);
-    }
-}
-
 /// One game as the store keeps it. It knows turns, not text: the sheet
 /// is drawn from the [`Game`] it replays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
-    pub format: u32,
     pub id: GameId,
     pub ruleset: Ruleset,
     pub stones: u8,
@@ -341,7 +223,10 @@ pub struct GameRecord {
     /// answering an older mail of the game was chosen on another board.
     #[serde(default)]
     pub board_event: u32,
-    pub ledger: Ledger,
+    /// The events the game's mails (and the clock) made: each reply's
+    /// Message-ID names the event it tells of.
+    #[serde(default)]
+    pub events: u32,
 }
 
 /// A position set up by hand: each row from its owner's `a`, and the
@@ -389,7 +274,6 @@ impl GameRecord {
             address: Some(format!("{}@players.example", name.to_lowercase())),
         };
         GameRecord {
-            format: super::FORMAT,
             id: GameId::parse(id).expect("a test's game id"),
             ruleset,
             stones: 4,
@@ -411,7 +295,7 @@ impl GameRecord {
             offer: None,
             conditions: Vec::new(),
             board_event: 0,
-            ledger: Ledger::default(),
+            events: 0,
         }
     }
 
@@ -481,8 +365,13 @@ impl GameRecord {
             }
             self.last_activity = now;
             self.reminded = None;
-            self.board_event = self.ledger.next_event();
+            self.board_event = self.next_event();
         }
+    }
+
+    /// The number the next event will have.
+    pub fn next_event(&self) -> u32 {
+        self.events + 1
     }
 
     /// When the game ended by a player's word or clock, else when its last
@@ -535,29 +424,19 @@ impl GameRecord {
     }
 }
 
-/// A keyless address's record: the mails answered, so that a stranger (or
-/// a forger using their name) gets at most a few answers a day.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A keyless address's record: the answers it was given, so that a
+/// stranger (or a forger using their name) gets at most a few a day.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SenderRecord {
-    /// The digest of the address it is filed under (its file's name).
-    #[serde(skip)]
+    /// The digest of the address (see [`super::Secrets::address_digest`]).
     pub digest: String,
-    pub format: u32,
     /// The answers' times, the last day's only.
     pub answered: Vec<u64>,
-    pub ledger: Ledger,
+    /// The mails handled from it.
+    pub events: u32,
 }
 
 impl SenderRecord {
-    pub fn new() -> SenderRecord {
-        SenderRecord {
-            digest: String::new(),
-            format: FORMAT,
-            answered: Vec::new(),
-            ledger: Ledger::default(),
-        }
-    }
-
     /// Answers given in the day up to `now`.
     pub fn answers_today(&self, now: u64) -> usize {
         self.answered.iter().filter(|&&t| t + 86_400 > now).count()
@@ -570,56 +449,47 @@ impl SenderRecord {
     }
 }
 
-impl Default for SenderRecord {
-    fn default() -> Self {
-        SenderRecord::new()
-    }
-}
-
-/// A record that keeps a [`Ledger`]: a game, or a keyless sender. Each is
-/// changed in one transaction under its lock, and saved whole.
+/// A record that mails are handled for, each once: a game, or a keyless
+/// sender. Its mails are filed under its scope, each with the event it made.
 pub trait Ledgered {
-    /// How long its ledger remembers the mails it handled.
-    const MEMORY: Memory;
-    fn ledger(&self) -> &Ledger;
-    fn ledger_mut(&mut self) -> &mut Ledger;
-    /// Saves the record: durably (a decision and the replies it owes), or
-    /// not (replies noted as sent: lost to a power cut, they go again).
+    /// What its mails are filed under: a game's id, or `s` and a sender's digest.
+    fn scope(&self) -> String;
+    /// The events made so far.
+    fn events(&self) -> u32;
+    fn set_events(&mut self, events: u32);
+    /// Writes the record in the store's transaction.
     ///
     /// # Errors
-    /// When the write fails; the old file is then untouched.
-    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError>;
-}
-
-/// [`Ledgered`]'s accessors, for a record that keeps its ledger in its
-/// field `ledger`.
-macro_rules! ledger_in_field {
-    () => {
-        fn ledger(&self) -> &Ledger {
-            &self.ledger
-        }
-        fn ledger_mut(&mut self) -> &mut Ledger {
-            &mut self.ledger
-        }
-    };
+    /// The store's.
+    fn save(&self, store: &super::Store) -> Result<(), super::StoreError>;
 }
 
 impl Ledgered for GameRecord {
-    const MEMORY: Memory = Memory::Lifelong;
-    ledger_in_field!();
-    fn save(&self, store: &super::Store, durable: bool) -> Result<(), super::StoreError> {
-        if durable {
-            store.save_game(self)
-        } else {
-            store.note_sent(self)
-        }
+    fn scope(&self) -> String {
+        self.id.to_string()
+    }
+    fn events(&self) -> u32 {
+        self.events
+    }
+    fn set_events(&mut self, events: u32) {
+        self.events = events;
+    }
+    fn save(&self, store: &super::Store) -> Result<(), super::StoreError> {
+        store.save_game(self)
     }
 }
 
 impl Ledgered for SenderRecord {
-    const MEMORY: Memory = Memory::Recent;
-    ledger_in_field!();
-    fn save(&self, store: &super::Store, _durable: bool) -> Result<(), super::StoreError> {
+    fn scope(&self) -> String {
+        format!("s{}", self.digest)
+    }
+    fn events(&self) -> u32 {
+        self.events
+    }
+    fn set_events(&mut self, events: u32) {
+        self.events = events;
+    }
+    fn save(&self, store: &super::Store) -> Result<(), super::StoreError> {
         store.save_sender(self)
     }
 }

@@ -1,13 +1,13 @@
 //! Game files of format 1 (the first hosted referee's, which kept strings
-//! and whole Message-IDs) read as the current format, so that games under way go on
-//! after an upgrade. The file is rewritten in the current format by the next save.
+//! and whole Message-IDs) read as the later formats, for the import of a
+//! folder store.
 
 use serde::Deserialize;
 
+use super::import::{Handled, Ledger};
 use super::outbox::{Delivery, Mailbox, Outgoing};
 use super::record::{
-    Conceded, Concession, GameId, GameRecord, Handled, Ledger, MailKey, PlayerRecord, Standing,
-    Turn, FORMAT,
+    Conceded, Concession, GameId, GameRecord, MailKey, PlayerRecord, Standing, Turn,
 };
 use crate::engine::{Pit, Ruleset, Side};
 
@@ -139,7 +139,7 @@ impl V1Reply {
 ///
 /// # Errors
 /// When the text is not a format 1 game.
-pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
+pub fn from_format_1(text: &str) -> Result<(GameRecord, Ledger), String> {
     let old: V1 = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let ledger = old.ledger();
     let turns = old
@@ -147,8 +147,8 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
         .into_iter()
         .map(V1Turn::upgrade)
         .collect::<Result<_, _>>()?;
-    Ok(GameRecord {
-        format: FORMAT,
+    let events = ledger.events;
+    let record = GameRecord {
         started_by: MailKey(format!("format-1:{}", old.id)),
         id: old.id,
         ruleset: old.ruleset,
@@ -174,6 +174,7 @@ pub fn from_format_1(text: &str) -> Result<GameRecord, String> {
         offer: None,
         conditions: Vec::new(),
         board_event: 0,
-        ledger,
-    })
+        events,
+    };
+    Ok((record, ledger))
 }

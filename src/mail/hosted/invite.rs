@@ -12,15 +12,14 @@ use crate::engine::Side;
 use crate::hosted::{Event, GameRefusal, HostedGame};
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
-use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
+use crate::mail::delivery::{DeliveryError, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::play::{line_move, Quoted};
 use crate::mail::refusal::Refusal;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
-    self, GameId, GameRecord, Ledger, Lock, LockOn, MailKey, PlayerRecord, Secrets, Standing,
-    StoreError, FORMAT,
+    self, GameId, GameRecord, MailKey, PlayerRecord, Secrets, Standing, StoreError,
 };
 
 /// Invitations an address gets in a day, at most.
@@ -42,7 +41,6 @@ impl HostedReferee {
         letter: &Letter,
         inviter: &Mailbox,
         verified: bool,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         let Some(Command::New {
             ruleset,
@@ -95,7 +93,6 @@ impl HostedReferee {
             side,
             computer,
             String::new(),
-            postman,
         )
     }
 
@@ -107,7 +104,6 @@ impl HostedReferee {
         inviter: &Mailbox,
         sheet: Sheet,
         news: String,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         let side = sheet
             .game
@@ -123,7 +119,6 @@ impl HostedReferee {
             side,
             None,
             news,
-            postman,
         )
     }
 
@@ -138,23 +133,20 @@ impl HostedReferee {
         side: Side,
         computer: Option<Side>,
         news: String,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
-        let (id, game_lock) = match self.game_slot(secrets, letter)? {
-            (Slot::Ours(record), lock) => {
-                let mut report = Report::about(
+        let id = match self.game_slot(secrets, letter)? {
+            Slot::Ours(record) => {
+                return Ok(Report::about(
                     &record.id,
                     "started by this mail before; sending what did not go",
-                );
-                Transaction::new(&self.store, lock, *record).send(postman, &mut report)?;
-                return Ok(report);
+                ));
             }
-            (Slot::Free(id), lock) => (id, lock),
+            Slot::Free(id) => id,
         };
         let mut sender = self.sender(secrets, &inviter.address)?;
-        let plays_here = self.counts_as_player(secrets, &sender.record, &inviter.address)?;
+        let plays_here = self.counts_as_player(&sender.record, &inviter.address)?;
         if let Some(report) =
-            self.sender_gate(&mut sender, letter, plays_here, !verified, postman)?
+            self.sender_gate(&mut sender, letter, plays_here, !verified)?
         {
             return Ok(report);
         }
@@ -174,7 +166,7 @@ impl HostedReferee {
                 }
                 _ => None,
             };
-            self.reply_to_sender(sender, letter, inviter, body, reply_to, postman)
+            self.reply_to_sender(sender, letter, inviter, body, reply_to)
         };
         let mut sheet = match sheet {
             Ok(sheet) => sheet,
@@ -183,79 +175,45 @@ impl HostedReferee {
         let now = store::now();
         let invitee = sheet.players.get(side.other()).address.clone();
         let invitee = invitee.filter(|_| computer.is_none());
-        let _invitee_lock =
-            match self.lock_invitee(secrets, invitee.as_deref(), &inviter.address, letter, now)? {
-                Ok(lock) => lock,
-                Err(refusal) => return refuse(sender, refusal),
-            };
+        if let Some(invitee) = invitee.as_deref() {
+            if let Err(refusal) = self.may_invite(invitee, &inviter.address, letter, now)? {
+                return refuse(sender, refusal);
+            }
+        }
         sheet.id = Some(id.to_string());
         let mut record = new_record(&id, &sheet, letter, side, computer, now);
         record.inviter_confirmed = verified;
         let hosted = HostedGame::new(record).map_err(|e| super::corrupt(&self.store, &id, e))?;
-        let mut game = Transaction::new(&self.store, game_lock, hosted);
+        let mut game = Transaction::new(&self.store, hosted);
         let mut scene = Scene::new(self, secrets, &id, &mut game, Some(letter));
         let opening = scene.opening(side, computer.is_some(), &news, inviter, now)?;
         let summary = scene.summary(&opening.did);
-        // The game first: it is the mail's record (a retry finds it by its
-        // id). Then the sender's count; lost to a crash, it is one answer
-        // the sender gets for free, never a mail lost.
-        game.commit(letter.identity.clone(), opening.replies)?;
+        // The game is the mail's record: a retry finds it by its id.
+        game.commit(&letter.identity, opening.replies)?;
         if !verified {
             sender.record.count_answer(now);
             sender.save()?;
         }
-        let mut report = Report::about(&id, summary);
-        game.send(postman, &mut report)?;
-        Ok(report)
+        Ok(Report::about(&id, summary))
     }
 
-    /// The invitee's lock and the inviter's (in one order, so that two
-    /// invitations crossing wait on each other), held while the invitee's
-    /// limits are checked and used (none for a game against the computer,
-    /// `invitee` `None`); the refusal when the inviter may not invite them
-    /// now.
-    fn lock_invitee(
-        &self,
-        secrets: &Secrets,
-        invitee: Option<&str>,
-        inviter: &str,
-        letter: &Letter,
-        now: u64,
-    ) -> Result<Result<Vec<Lock>, Refusal>, StoreError> {
-        let Some(address) = invitee else {
-            return Ok(Ok(Vec::new()));
-        };
-        let mut digests: Vec<String> = [address, inviter]
-            .iter()
-            .map(|a| secrets.address_digest(a))
-            .collect();
-        digests.sort();
-        digests.dedup(); // one lock file, locked twice, would wait on itself
-        let locks = digests
-            .iter()
-            .map(|digest| self.store.lock(LockOn::Invitee(digest)))
-            .collect::<Result<Vec<Lock>, StoreError>>()?;
-        Ok(self
-            .may_invite(secrets, address, inviter, letter, now)?
-            .map(|()| locks))
-    }
-
-    /// The id for the game this mail starts, locked: free, or the one it
-    /// started before.
-    fn game_slot(&self, secrets: &Secrets, letter: &Letter) -> Result<(Slot, Lock), StoreError> {
+    /// The id for the game this mail starts: free, or the one it started
+    /// before.
+    fn game_slot(&self, secrets: &Secrets, letter: &Letter) -> Result<Slot, StoreError> {
         for attempt in 0..32 {
             let id = secrets.game_id(&letter.identity, attempt);
-            match self.lock_game(&id)? {
-                (lock, None) => return Ok((Slot::Free(id), lock)),
-                (lock, Some(record)) if record.started_by == letter.identity => {
-                    return Ok((Slot::Ours(Box::new(record)), lock))
+            match self.store.load_game(&id)? {
+                None => return Ok(Slot::Free(id)),
+                Some(record) if record.started_by == letter.identity => {
+                    return Ok(Slot::Ours(Box::new(record)))
                 }
-                (_, Some(_)) => continue, // another mail's game
+                Some(_) => continue, // another mail's game
             }
         }
-        Err(StoreError::Io {
-            path: self.store.dir().to_path_buf(),
-            error: std::io::Error::other("no free game id"),
+        Err(StoreError::Corrupt {
+            store: self.store.location(),
+            what: "game ids".into(),
+            error: "no free game id in 32 tries".into(),
         })
     }
 
@@ -265,13 +223,12 @@ impl HostedReferee {
     /// declined this inviter, not more than a few times a day.
     fn may_invite(
         &self,
-        secrets: &Secrets,
         invitee: &str,
         inviter: &str,
         letter: &Letter,
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
-        let listing = self.store.games_of(secrets, invitee)?;
+        let listing = self.store.games_of(invitee)?;
         // A game file of theirs that cannot be read may hold an open invitation or a
         // decline: no invitation goes out until the operator mends it.
         if let Some(unreadable) = listing.unreadable.into_iter().next() {
@@ -312,13 +269,20 @@ impl HostedReferee {
                 .map(|r| MailKey::of_message_id(r))
                 .collect(),
         };
-        if let Some((game, side)) = listing.games.iter().find_map(|r| {
-            let side = Side::BOTH.into_iter().find(|&s| is(r, s, inviter))?;
-            (r.is_playing()
-                && is(r, side.other(), invitee)
-                && answered.iter().any(|mail| r.ledger.has_handled(mail)))
-            .then_some((r, side))
-        }) {
+        let mut under_way = None;
+        for r in &listing.games {
+            let Some(side) = Side::BOTH.into_iter().find(|&s| is(r, s, inviter)) else {
+                continue;
+            };
+            if r.is_playing() && is(r, side.other(), invitee) {
+                for mail in &answered {
+                    if self.store.has_handled(r.id.as_str(), mail)? {
+                        under_way = Some((r, side));
+                    }
+                }
+            }
+        }
+        if let Some((game, side)) = under_way {
             return Ok(Err(Refusal::GameUnderWay {
                 name: game.player(side.other()).name.clone(),
                 game: game.ruleset.title(),
@@ -361,7 +325,6 @@ fn new_record(
         }
     };
     let mut record = GameRecord {
-        format: FORMAT,
         id: id.clone(),
         ruleset: rules.ruleset,
         stones: rules.stones,
@@ -388,7 +351,7 @@ fn new_record(
         offer: None,
         conditions: Vec::new(),
         board_event: 0,
-        ledger: Ledger::default(),
+        events: 0,
     };
     record.set_turns(&sheet.game, now);
     record

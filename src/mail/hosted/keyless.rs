@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
 use crate::mail::compose::{self, note, signature};
-use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
+use crate::mail::delivery::{DeliveryError, Report, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::outgoing::Outgoing;
@@ -16,7 +16,7 @@ use crate::mail::play::{makes_move, play_turn, read_request};
 use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_players;
 use crate::sheet::RawSheet;
-use crate::store::{self, GameRecord, Secrets, SenderRecord, StoreError};
+use crate::store::{self, GameRecord, Ledgered, Secrets, SenderRecord, StoreError};
 
 /// The answer to a keyless mail that asks for a game's rules or help,
 /// else (its sender plays no game here) why nothing was done: the game
@@ -58,30 +58,29 @@ impl HostedReferee {
         secrets: &Secrets,
         letter: &Letter,
         from: &Mailbox,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         if letter.new_game().is_some() {
-            return self.propose_new(secrets, letter, from, false, postman);
+            return self.propose_new(secrets, letter, from, false);
         }
         if let Err(refusal) = &letter.commands {
-            return self.refuse_keyless(secrets, letter, from, refusal, postman);
+            return self.refuse_keyless(secrets, letter, from, refusal);
         }
         if let Some(start) = self.start_sheet(letter, from) {
             return match start {
                 Ok((sheet, news)) => {
-                    self.propose_sheet(secrets, letter, from, sheet, news, postman)
+                    self.propose_sheet(secrets, letter, from, sheet, news)
                 }
-                Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal, postman),
+                Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal),
             };
         }
         // The sender's daily answers before any game is read: a flood of
         // mails in a stranger's name costs their sender file, not the store.
-        if let Some(report) = self.spent_sender(secrets, letter, from, postman)? {
+        if let Some(report) = self.spent_sender(secrets, letter, from)? {
             return Ok(report);
         }
         // Their games read once for all this answer needs (an error is the
         // operator's, never read as "a stranger").
-        let games = self.store.games_of(secrets, &from.address)?.whole()?;
+        let games = self.store.games_of(&from.address)?.whole()?;
         let games: &[GameRecord] = &games;
         // A player is answered at their address as registered, however the
         // From spelt it.
@@ -107,7 +106,6 @@ impl HostedReferee {
             from,
             Some(counted_as_player),
             answer,
-            postman,
         )
     }
 
@@ -199,14 +197,13 @@ impl HostedReferee {
         letter: &Letter,
         from: &Mailbox,
         refusal: &Refusal,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         let body = format!(
             "{} your mail was read, but nothing was done:\n\n{}",
             compose::REFEREE_LINE,
             note(&refusal.to_string())
         );
-        self.answer_sender(secrets, letter, from, None, (body, None), postman)
+        self.answer_sender(secrets, letter, from, None, (body, None))
     }
 
     /// One answer (body, Reply-To) to `to`, kept in their ledger until
@@ -219,18 +216,17 @@ impl HostedReferee {
         to: &Mailbox,
         plays_here: Option<bool>,
         (body, reply_to): (String, Option<String>),
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         let mut sender = self.sender(secrets, &to.address)?;
         let plays_here = match plays_here {
             Some(plays_here) => plays_here,
-            None => self.counts_as_player(secrets, &sender.record, &to.address)?,
+            None => self.counts_as_player(&sender.record, &to.address)?,
         };
-        match self.sender_gate(&mut sender, letter, plays_here, true, postman)? {
+        match self.sender_gate(&mut sender, letter, plays_here, true)? {
             Some(report) => Ok(report),
             None => {
                 let body = noting_last_answer(body, &sender.record, plays_here);
-                self.reply_to_sender(sender, letter, to, body, reply_to, postman)
+                self.reply_to_sender(sender, letter, to, body, reply_to)
             }
         }
     }
@@ -243,7 +239,6 @@ impl HostedReferee {
     /// When its games cannot be read: the operator's to mend.
     pub(super) fn counts_as_player(
         &self,
-        secrets: &Secrets,
         sender: &SenderRecord,
         address: &str,
     ) -> Result<bool, StoreError> {
@@ -251,7 +246,7 @@ impl HostedReferee {
         if !(STRANGER_ANSWERS..PLAYER_ANSWERS).contains(&today) {
             return Ok(false);
         }
-        let games = self.store.games_of(secrets, address)?.whole()?;
+        let games = self.store.games_of(address)?.whole()?;
         Ok(plays_in(&games, address))
     }
 
@@ -262,14 +257,13 @@ impl HostedReferee {
         secrets: &Secrets,
         letter: &Letter,
         from: &Mailbox,
-        postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
         let mut sender = self.sender(secrets, &from.address)?;
         let spent = sender.record.answers_today(store::now()) >= PLAYER_ANSWERS;
-        if !spent && !sender.record.ledger.has_handled(&letter.identity) {
+        if !spent && !self.store.has_handled(&sender.record.scope(), &letter.identity)? {
             return Ok(None);
         }
-        self.sender_gate(&mut sender, letter, true, true, postman)
+        self.sender_gate(&mut sender, letter, true, true)
     }
 
     /// Before answering a sender: a mail handled before is finished (its
@@ -281,16 +275,15 @@ impl HostedReferee {
         letter: &Letter,
         plays_here: bool,
         limited: bool,
-        postman: &dyn Postman,
     ) -> Result<Option<Report>, DeliveryError> {
         let mut report = Report::default();
-        if sender.handled_before(&letter.identity, postman, &mut report)? {
+        if sender.handled_before(&letter.identity, &mut report)? {
             return Ok(Some(report));
         }
         let now = store::now();
         let cap = answers_a_day(plays_here);
         if limited && sender.record.answers_today(now) >= cap {
-            sender.commit(letter.identity.clone(), Vec::new())?;
+            sender.commit(&letter.identity, Vec::new())?;
             return Ok(Some(Report::ignored(format!(
                 "not answered: this address had its {cap} answers today"
             ))));
@@ -306,7 +299,6 @@ impl HostedReferee {
         to: &Mailbox,
         body: String,
         reply_to: Option<String>,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         // Named by the mail it answers, not by a count the sender file keeps:
         // a lost `senders/` never gives a new answer an old one's Message-ID.
@@ -316,8 +308,8 @@ impl HostedReferee {
             .with_reply_to(reply_to)
             .with_html(None);
         sender.record.count_answer(store::now());
-        let mut report = Report::ignored(format!("answered {}", to.address));
-        sender.finish(letter.identity.clone(), vec![out], postman, &mut report)?;
+        let report = Report::ignored(format!("answered {}", to.address));
+        sender.commit(&letter.identity, vec![out])?;
         Ok(report)
     }
 }

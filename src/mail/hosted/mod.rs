@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use super::command::Command;
 use super::compose::{self, game_line, key_block, note, sheet_body_drawn, signature};
-use super::delivery::{DeliveryError, Postman, Report, Transaction};
+use super::delivery::{send_owed, DeliveryError, Postman, Report, Transaction};
 use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
@@ -28,11 +28,11 @@ use super::wrap;
 use super::Identity;
 use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
-use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Lock, LockOn, Secrets};
+use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Owed, Secrets};
 use crate::store::{SenderRecord, Standing, Store, StoreError};
 
 /// The referee of games kept in a store.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct HostedReferee {
     pub identity: Identity,
     pub store: Store,
@@ -57,11 +57,26 @@ impl super::Referee for HostedReferee {
             Ok(from) => from.clone(),
             Err(why) => return Ok(Report::ignored(why)),
         };
-        let secrets = self.store.secrets()?;
+        let mut report = self.store.transact(|| self.decide(letter, &from))?;
+        send_owed(
+            &self.store,
+            Owed::Caused(&letter.identity),
+            postman,
+            &mut report,
+        )?;
+        Ok(report)
+    }
+}
+
+impl HostedReferee {
+    /// One mail's whole decision, in the store's transaction: what it
+    /// changes, and the replies it owes.
+    fn decide(&self, letter: &Letter, from: &Mailbox) -> Result<Report, DeliveryError> {
+        let secrets = self.store.secrets();
         if let Some(limit) = letter.too_large {
             // Told within the sender's daily answers, as a stranger is.
             let refusal = Refusal::TooLarge(limit);
-            return self.refuse_keyless(&secrets, letter, &from, &refusal, postman);
+            return self.refuse_keyless(secrets, letter, from, &refusal);
         }
         let (naming, listed) = letter.keys.split_at(letter.naming_keys);
         let verified = naming.iter().find_map(|token| secrets.check(token));
@@ -72,17 +87,15 @@ impl super::Referee for HostedReferee {
             }
         }
         match (verified, games.as_slice()) {
-            (Some((id, side)), _) => self.in_game(&secrets, letter, &from, id, side, postman),
-            (None, [(id, side)]) => {
-                self.in_game(&secrets, letter, &from, id.clone(), *side, postman)
-            }
+            (Some((id, side)), _) => self.in_game(secrets, letter, from, id, side),
+            (None, [(id, side)]) => self.in_game(secrets, letter, from, id.clone(), *side),
             // A `games` answer quoted, and a move: which game is not ours to pick.
             (None, [_, _, ..]) if about_one_game(letter) => {
                 let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
                 let refusal = Refusal::SeveralGames(ids.join(", "));
-                self.refuse_keyless(&secrets, letter, &from, &refusal, postman)
+                self.refuse_keyless(secrets, letter, from, &refusal)
             }
-            _ => self.keyless(&secrets, letter, &from, postman),
+            _ => self.keyless(secrets, letter, from),
         }
     }
 }
@@ -124,22 +137,14 @@ impl HostedReferee {
         format!("{scope}.{event}.{to}@{}", self.identity.domain())
     }
 
-    /// Locks game `id` and reads it: the lock, and the game if there is one.
-    fn lock_game(&self, id: &GameId) -> Result<(Lock, Option<GameRecord>), StoreError> {
-        let lock = self.store.lock(LockOn::Game(id))?;
-        Ok((lock, self.store.load_game(id)?))
-    }
-
     /// The transaction on the keyless record of `address`.
     fn sender(
         &self,
         secrets: &Secrets,
         address: &str,
     ) -> Result<Transaction<'_, SenderRecord>, StoreError> {
-        let digest = secrets.address_digest(address);
-        let lock = self.store.lock(LockOn::Sender(&digest))?;
-        let record = self.store.load_sender(&digest)?;
-        Ok(Transaction::new(&self.store, lock, record))
+        let record = self.store.load_sender(&secrets.address_digest(address))?;
+        Ok(Transaction::new(&self.store, record))
     }
 
     /// A mail with a valid key for `side` of game `id`.
@@ -150,32 +155,29 @@ impl HostedReferee {
         from: &Mailbox,
         id: GameId,
         side: Side,
-        postman: &dyn Postman,
     ) -> Result<Report, DeliveryError> {
         if letter.new_game().is_some() && letter.move_lines.is_empty() {
             // A new game from a keyed mail: the key vouches for the sender.
-            let (_, record) = self.lock_game(&id)?;
+            let record = self.store.load_game(&id)?;
             if let Some(inviter) = record
                 .as_ref()
                 .and_then(|r| mailbox_of(&player_of(r, side)))
             {
-                return self.propose_new(secrets, letter, &inviter, true, postman);
+                return self.propose_new(secrets, letter, &inviter, true);
             }
         }
-        let (lock, record) = self.lock_game(&id)?;
-        let Some(record) = record else {
+        let Some(record) = self.store.load_game(&id)? else {
             return self.refuse_keyless(
                 secrets,
                 letter,
                 from,
                 &Refusal::NoGame(id.to_string()),
-                postman,
             );
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, &id, e))?;
-        let mut game = Transaction::new(&self.store, lock, hosted);
+        let mut game = Transaction::new(&self.store, hosted);
         let mut report = Report::about(&id, "");
-        if game.handled_before(&letter.identity, postman, &mut report)? {
+        if game.handled_before(&letter.identity, &mut report)? {
             return Ok(report);
         }
         let invited = game.record.record().is_invited();
@@ -186,13 +188,11 @@ impl HostedReferee {
         let answered = invited && !game.record.record().is_invited();
         let (replies, sender) =
             self.gate_unconfirmed(secrets, game.record.record(), decision.replies, answered)?;
-        game.commit(letter.identity.clone(), replies)?;
-        // After the game: a crash between costs the sender nothing.
+        game.commit(&letter.identity, replies)?;
         if let Some(sender) = &sender {
             sender.save()?;
         }
         report.summary = summary;
-        game.send(postman, &mut report)?;
         Ok(report)
     }
 
@@ -248,7 +248,8 @@ impl HostedReferee {
 /// A game's record whose turns the rules refuse: for the operator.
 fn corrupt(store: &Store, id: &GameId, error: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt {
-        path: store.dir().join(format!("{id}.json")),
+        store: store.location(),
+        what: format!("game {id}"),
         error: error.to_string(),
     }
 }

@@ -119,7 +119,7 @@ impl Scene<'_> {
         let mut games = self
             .referee
             .store
-            .games_of(self.secrets, address)?
+            .games_of(address)?
             .whole()?;
         match games.iter_mut().find(|g| g.id == record.id) {
             Some(stored) => *stored = record.clone(),

@@ -5,8 +5,8 @@
 use super::{corrupt, HostedReferee, Scene};
 use crate::engine::Side;
 use crate::hosted::HostedGame;
-use crate::mail::delivery::{DeliveryError, Postman, Report, Transaction};
-use crate::store::MailKey;
+use crate::mail::delivery::{send_owed, DeliveryError, Postman, Report, Transaction};
+use crate::store::{MailKey, Owed};
 
 /// What `remind` did to one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,21 +87,34 @@ impl HostedReferee {
         forfeit: u64,
         postman: &dyn Postman,
     ) -> Result<Reminders, DeliveryError> {
-        let secrets = self.store.secrets()?;
-        // Only the games the index says may be due: none read otherwise.
+        let secrets = self.store.secrets();
+        // Only the games that may be due: none read otherwise.
         let due = self.store.due(now, nudge, forfeit)?;
         let mut run = Reminders::default();
         for id in &due.games {
-            match self.remind_game(
-                &secrets,
-                &due,
-                id,
-                now,
-                nudge,
-                forfeit,
-                postman,
-                &mut run.done,
-            ) {
+            let mut report = Report::default();
+            let mut sent = || -> Result<Option<Skip>, DeliveryError> {
+                send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut report)?;
+                if !report.sent.is_empty() {
+                    run.done.push(Reminder::Resent {
+                        game: id.to_string(),
+                        mails: report.sent.len(),
+                    });
+                }
+                let decided = self.store.transact(|| {
+                    self.remind_game(secrets, id, now, nudge, forfeit)
+                })?;
+                let mut report = Report::default();
+                send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut report)?;
+                Ok(match decided {
+                    Ok(what) => {
+                        run.done.push(what);
+                        None
+                    }
+                    Err(skip) => Some(skip),
+                })
+            };
+            match sent() {
                 Ok(Some(skip)) => run.skipped.push(skip),
                 Ok(None) => {}
                 Err(e) => run.problems.push(e),
@@ -110,45 +123,24 @@ impl HostedReferee {
         Ok(run)
     }
 
-    /// One game's reminders, each noted in `done` once decided and saved;
-    /// why it was left alone, if it was.
-    #[allow(clippy::too_many_arguments)]
+    /// One game's reminder or forfeit, decided and saved with the mails it
+    /// owes; why it was left alone, if it was.
     fn remind_game(
         &self,
         secrets: &crate::store::Secrets,
-        due: &crate::store::Due,
         id: &crate::store::GameId,
         now: u64,
         nudge: u64,
         forfeit: u64,
-        postman: &dyn Postman,
-        done: &mut Vec<Reminder>,
-    ) -> Result<Option<Skip>, DeliveryError> {
-        let (lock, record) = self.lock_game(id)?;
-        let Some(record) = record else {
-            // Gone: the index was stale. Taken away, so it is not looked
-            // at again.
-            self.store.unfile_gone(id, due)?;
-            return Ok(Some(Skip::NotPlaying));
+    ) -> Result<Result<Reminder, Skip>, DeliveryError> {
+        let Some(record) = self.store.load_game(id)? else {
+            return Ok(Err(Skip::NotPlaying)); // only replies owed
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, id, e))?;
-        let mut game = Transaction::new(&self.store, lock, hosted);
-        let mut report = Report::default();
-        if game.record.record().ledger.pending().next().is_some() {
-            game.send(postman, &mut report)?;
-            done.push(Reminder::Resent {
-                game: id.to_string(),
-                mails: report.sent.len(),
-            });
-        }
+        let mut game = Transaction::new(&self.store, hosted);
         let side = match side_to_remind(&game.record) {
             Ok(side) => side,
-            Err(skip) => {
-                // Handed by an entry a crash left stale: taken away, so it
-                // is not looked at again.
-                self.store.refile(game.record.record(), due)?;
-                return Ok(Some(skip));
-            }
+            Err(skip) => return Ok(Err(skip)),
         };
         let record = game.record.record();
         let idle = now.saturating_sub(record.last_activity);
@@ -180,15 +172,11 @@ impl HostedReferee {
             };
             (what, scene.board(side, &news, None).into_iter().collect())
         } else {
-            // Handed it early (an idle entry is a lower bound): filed
-            // under its true day, it is not looked at again until then.
-            self.store.refile(scene.game.record(), due)?;
-            return Ok(Some(Skip::NotDue));
+            return Ok(Err(Skip::NotDue));
         };
         let key = MailKey(format!("remind-{}", scene.event));
-        game.commit(key, mails)?;
-        done.push(what);
-        game.send(postman, &mut report).map(|()| None)
+        game.commit(&key, mails)?;
+        Ok(Ok(what))
     }
 }
 
