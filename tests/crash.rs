@@ -1,7 +1,7 @@
 //! A referee killed at any system call loses and doubles nothing. For each
 //! transaction path (an invitation, an accept, a move, a keyless answer, a
-//! takeback accepted, a conditional move triggered, a forfeit by `remind`,
-//! a game `remind` was handed too early filed again under its day),
+//! takeback accepted, a conditional move triggered, a forfeit and a nudge
+//! by `remind`),
 //! the real binary runs under strace once per
 //! (system call, n) pair it makes, killed by SIGKILL at the nth call of
 //! that kind; then the same mail is delivered again, as the MTA would. The
@@ -16,7 +16,7 @@ use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
-use mancala::store::{SenderRecord, Store};
+use mancala::store::Store;
 
 mod common;
 #[path = "common/stub.rs"]
@@ -55,7 +55,13 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// What the players hold (reply files, by Message-ID) and what the store says.
+/// The store in a test's folder.
+fn open(dir: &Path) -> Store {
+    Store::open(dir.join("referee.db").to_str().unwrap()).unwrap()
+}
+
+/// What the players hold (reply files, by Message-ID) and what the store
+/// says: every row, times aside, and no reply left owed.
 fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
     let mut sent: Vec<String> = std::fs::read_dir(out)
         .map(|d| {
@@ -65,101 +71,13 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
         })
         .unwrap_or_default();
     sent.sort();
-    let store = Store::open(store).unwrap();
-    let listing = store.list().unwrap();
-    assert!(listing.unreadable.is_empty(), "{:?}", listing.unreadable);
-    // The index finds each player's games as reading them all does: a kill
-    // between an index entry and the game's rename leaves no game unfound.
-    let secrets = store.secrets().unwrap();
-    for address in [ALICE, BOB] {
-        let ids = |games: &[mancala::store::GameRecord]| -> Vec<String> {
-            let theirs = games.iter().filter(|g| g.side_of(address).is_some());
-            theirs.map(|g| g.id.to_string()).collect()
-        };
-        let indexed = store.games_of(&secrets, address).unwrap();
-        assert_eq!(ids(&indexed.games), ids(&listing.games), "{address}");
+    let rows = open(store).dump().unwrap();
+    for row in &rows {
+        assert!(!row.contains("\"pending\""), "a reply left unsent: {row}");
     }
-    let games = listing
-        .games
-        .iter()
-        .map(|g| {
-            assert!(g.ledger.outbox.is_empty(), "{}: replies left unsent", g.id);
-            format!(
-                "{} {:?} {:?} {}",
-                g.id,
-                g.standing,
-                g.turns.iter().map(|t| &t.sowings).collect::<Vec<_>>(),
-                g.ledger.events
-            )
-        })
-        .collect::<Vec<_>>();
-    // A keyless sender's record: its answers counted once, none owed. (The
-    // count an invitation adds is saved after its game, by design: lost to
-    // a crash, it is one answer the sender gets for free.)
-    let senders = std::fs::read_dir(store.dir().join("senders"))
-        .map(|d| d.map(|e| e.unwrap().path()).collect::<Vec<_>>())
-        .unwrap_or_default();
-    let mut games = games;
-    // remind finds games by these: each game under way filed under a day,
-    // said here against the day of its last activity (an uninterrupted run
-    // and a retry may fall either side of midnight).
-    games.push(format!("idle {:?}", idle_by_day_of_activity(&store)));
-    for path in senders
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-    {
-        let sender: SenderRecord =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        assert!(
-            sender.ledger.outbox.is_empty(),
-            "{path:?}: replies left unsent"
-        );
-        if sender.ledger.events == 0 {
-            continue;
-        }
-        games.push(format!(
-            "sender {} answers, {} events",
-            sender.answered.len(),
-            sender.ledger.events
-        ));
-    }
-    // The ratings: a game ended (a forfeit) counted once, a count cut
-    // short by the kill finished as the uninterrupted run made it.
-    games.push(format!("ratings {:?}", store.ratings(None).unwrap()));
-    games.sort();
-    (sent, games)
+    (sent, rows)
 }
 
-/// The index's idle entries, each as `ID[.suffix] +N`: filed N days after
-/// the game's last activity (negative: before it, as a lower bound).
-fn idle_by_day_of_activity(store: &Store) -> Vec<String> {
-    let games = store.list().unwrap().games;
-    let day_of = |id: &str| {
-        let game = games.iter().find(|g| g.id.as_str() == id);
-        game.map_or(0, |g| (g.last_activity / DAY) as i64)
-    };
-    common::idle_entries(store.dir())
-        .iter()
-        .map(|entry| {
-            let (day, name) = entry.split_once('/').unwrap();
-            let id = name.split('.').next().unwrap();
-            let offset = day.parse::<i64>().unwrap() - day_of(id);
-            format!("{name} {offset:+}")
-        })
-        .collect()
-}
-
-const DAY: u64 = 86_400;
-static SENDS: Does = Does::Send;
-
-/// What an uninterrupted run of a path must do, beside changing the store.
-enum Does {
-    /// Send a reply or a notice.
-    Send,
-    /// Send nothing, and leave the index's idle entries as this line of
-    /// [`outcome`] says.
-    Refile(String),
-}
 
 /// What the referee is run on: a mail on standard input, or `mancala
 /// remind` with these flags.
@@ -171,6 +89,7 @@ enum Run<'a> {
 
 fn run_referee(prefix: &[&str], store: &Path, out: &Path, run: Run) -> std::process::ExitStatus {
     let send = format!("dir:{}", out.display());
+    let store = store.join("referee.db");
     let store = store.to_str().unwrap();
     let mut args: Vec<&str> = prefix.to_vec();
     args.push(env!("CARGO_BIN_EXE_mancala"));
@@ -221,7 +140,7 @@ fn syscalls(store: &Path, out: &Path, run: Run) -> BTreeMap<String, usize> {
 
 /// Kills the referee at every system call of `run` on `before`, runs it
 /// again, and compares with an uninterrupted run.
-fn exhaustively(name: &str, before: &Path, run: Run, does: &Does) -> usize {
+fn exhaustively(name: &str, before: &Path, run: Run) -> usize {
     let work = common::temp_dir(&format!("crash-{name}"));
     let (store, out) = (work.join("store"), work.join("out"));
     // (Read on a copy of its own: opening a store may set it up.)
@@ -235,16 +154,10 @@ fn exhaustively(name: &str, before: &Path, run: Run, does: &Does) -> usize {
         expected, unchanged,
         "{name}: the uninterrupted run did nothing"
     );
-    match does {
-        Does::Send => assert!(
-            !expected.0.is_empty(),
-            "{name}: the uninterrupted run sent nothing"
-        ),
-        Does::Refile(idle) => {
-            assert!(expected.0.is_empty(), "{name}: sent {:?}", expected.0);
-            assert!(expected.1.contains(idle), "{name}: {:?}", expected.1);
-        }
-    }
+    assert!(
+        !expected.0.is_empty(),
+        "{name}: the uninterrupted run sent nothing"
+    );
     // Every (call, n) pair but those where the work is done or not begun.
     let kills: Vec<(&str, usize)> = calls
         .iter()
@@ -319,18 +232,6 @@ fn kill_and_retry(
         return;
     }
     assert!(was_killed, "{name}: {call} #{n} was not killed: {killed:?}");
-    // What the kill left: each game whose state owes replies is filed as
-    // pending, so that `remind` sends them if the mail never comes again.
-    for record in Store::open(store).unwrap().list().unwrap().games {
-        if record.ledger.pending().next().is_some() {
-            let entry = store.join("index/pending").join(record.id.as_str());
-            assert!(
-                entry.exists(),
-                "{name}: killed at {call} #{n}, {} owes replies unfiled",
-                record.id.as_str()
-            );
-        }
-    }
     let again = run_referee(&[], store, out, run);
     assert!(
         again.success(),
@@ -347,15 +248,14 @@ fn kill_and_retry(
 fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
     let base = common::temp_dir("crash-base");
     let start_dir = base.join("start");
-    let referee = HostedReferee::new(REFEREE, Store::open(&start_dir).unwrap());
-    referee.store.secrets().unwrap(); // the key, made once, copied to every run
+    open(&start_dir); // the store and its secret, made once, copied to every run
     let start = format!(
         "From: Alice <{ALICE}>\nTo: {REFEREE}\nSubject: a game?\nMessage-ID: <c1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
     );
     // The states before an accept and before a move, made by the library.
     let postman = Stub::default();
     let deliver = |dir: &PathBuf, raw: &str| {
-        let referee = HostedReferee::new(REFEREE, Store::open(dir).unwrap());
+        let referee = HostedReferee::new(REFEREE, open(dir));
         referee
             .deliver(&Letter::read(raw.as_bytes(), &referee.identity), &postman)
             .unwrap();
@@ -397,8 +297,7 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
             .contains("Bob accepted your takeback"),
         "the takeback is accepted"
     );
-    let store = Store::open(&undone).unwrap();
-    let games = store.list().unwrap().games;
+    let games = open(&undone).list().unwrap().games;
     assert!(games[0].turns.is_empty(), "Alice's turn undone");
     // Alice's move with a conditional answer to Bob's c, which Bob plays.
     let condition_dir = base.join("condition");
@@ -416,49 +315,30 @@ fn a_referee_killed_at_any_system_call_loses_and_doubles_nothing() {
             .contains("By your conditional move"),
         "the condition is triggered"
     );
-    // Bob to move since yesterday, his game filed under a day three days
-    // before that (an idle entry is a lower bound): `remind` with a nudge
-    // after two days is handed it, finds it not due, and files it under
-    // yesterday, neither today nor the old day.
-    let refile_dir = base.join("refile");
-    copy_dir(&moved_dir, &refile_dir);
-    let store = Store::open(&refile_dir).unwrap();
-    let mut record = store.list().unwrap().games.remove(0);
-    let yesterday = record.last_activity - DAY;
-    record.last_activity = yesterday - 3 * DAY;
-    store.save_game(&record).unwrap();
-    record.last_activity = yesterday;
-    store.save_game(&record).unwrap();
-    assert_eq!(
-        idle_by_day_of_activity(&store),
-        [format!("{} -3", record.id)],
-        "filed early"
-    );
-    let refiled = Does::Refile(format!("idle {:?}", [format!("{} +0", record.id)]));
     let stranger = format!(
         "From: Carol <carol@players.example>\nTo: {REFEREE}\nSubject: hello\nMessage-ID: <k1@players.example>\n\nhelp\n"
     );
     let forfeit_all = Run::Remind(&["--nudge", "0", "--forfeit", "0"]);
-    let nudge_after_two_days = Run::Remind(&["--nudge", "2d", "--forfeit", "30d"]);
+    let nudge_all = Run::Remind(&["--nudge", "0", "--forfeit", "30d"]);
     #[rustfmt::skip]
-    let paths: [(&str, &Path, Run, &Does); 8] = [
-        ("start", &start_dir, Run::Mail(start.as_bytes()), &SENDS),
-        ("accept", &accept_dir, Run::Mail(accept.as_bytes()), &SENDS),
-        ("move", &move_dir, Run::Mail(play.as_bytes()), &SENDS),
-        ("keyless", &start_dir, Run::Mail(stranger.as_bytes()), &SENDS),
-        ("takeback", &takeback_dir, Run::Mail(takeback.as_bytes()), &SENDS),
-        ("condition", &condition_dir, Run::Mail(reply.as_bytes()), &SENDS),
-        ("forfeit", &moved_dir, forfeit_all, &SENDS),
-        ("refile", &refile_dir, nudge_after_two_days, &refiled),
+    let paths: [(&str, &Path, Run); 8] = [
+        ("start", &start_dir, Run::Mail(start.as_bytes())),
+        ("accept", &accept_dir, Run::Mail(accept.as_bytes())),
+        ("move", &move_dir, Run::Mail(play.as_bytes())),
+        ("keyless", &start_dir, Run::Mail(stranger.as_bytes())),
+        ("takeback", &takeback_dir, Run::Mail(takeback.as_bytes())),
+        ("condition", &condition_dir, Run::Mail(reply.as_bytes())),
+        ("forfeit", &moved_dir, forfeit_all),
+        ("nudge", &moved_dir, nudge_all),
     ];
     // The paths side by side: each works in folders of its own.
     let runs: usize = std::thread::scope(|scope| {
         let running: Vec<_> = paths
             .into_iter()
-            .map(|(name, dir, run, does)| {
+            .map(|(name, dir, run)| {
                 scope.spawn(move || {
                     let began = std::time::Instant::now();
-                    let kills = exhaustively(name, dir, run, does);
+                    let kills = exhaustively(name, dir, run);
                     println!("{name}: {kills} kills in {:.1?}", began.elapsed());
                     kills
                 })

@@ -84,6 +84,11 @@ pub enum Value {
 pub struct Row(Vec<Value>);
 
 impl Row {
+    /// Column `i`, if the row has one.
+    pub fn value(&self, i: usize) -> Result<&Value, DbError> {
+        self.0.get(i).ok_or_else(|| DbError::shape(i, "a column", &Value::Null))
+    }
+
     fn at(&self, i: usize) -> &Value {
         self.0.get(i).unwrap_or(&Value::Null)
     }

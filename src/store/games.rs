@@ -540,6 +540,46 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Every row of the store, a line each, in order, with the times left
+    /// out (a sender's answers as their count): two stores that did the
+    /// same, at other moments, dump the same. The crash test compares
+    /// these; an operator may diff them.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn dump(&self) -> Result<Vec<String>, StoreError> {
+        let mut lines = Vec::new();
+        let tables: [(&str, &str); 7] = [
+            ("games", "SELECT id, ruleset, stones, variant, first, setup, computer, standing, conceded, started_by, inviter, inviter_confirmed, offer, conditions, board_event, events, under_way, idle IS NULL, reminded IS NULL FROM games ORDER BY id"),
+            ("turns", "SELECT game, n, side, sowings FROM turns ORDER BY game, n"),
+            ("seats", "SELECT game, side, name, address, mailbox FROM seats ORDER BY game, side"),
+            ("handled", "SELECT scope, mail, event FROM handled ORDER BY scope, mail"),
+            ("outbox", "SELECT message_id, scope, event, n, to_address, subject, state FROM outbox ORDER BY message_id"),
+            ("senders", "SELECT digest, events, answered FROM senders ORDER BY digest"),
+            ("ratings", "SELECT mailbox, ruleset, name, rating, deviation, games, wins, draws, losses FROM ratings ORDER BY mailbox, ruleset"),
+        ];
+        for (table, sql) in tables {
+            for row in self.query(sql, params![])? {
+                let mut line = format!("{table}:");
+                for i in 0.. {
+                    let Ok(value) = row.value(i) else { break };
+                    let shown = match (table, i, value) {
+                        ("senders", 2, super::db::Value::Text(t)) => {
+                            format!("{} answers", t.split(',').filter(|t| !t.is_empty()).count())
+                        }
+                        (_, _, v) => format!("{v:?}"),
+                    };
+                    line.push(' ');
+                    line.push_str(&shown);
+                }
+                lines.push(line);
+            }
+        }
+        Ok(lines)
+    }
+}
+
 /// Which replies owed.
 #[derive(Clone, Copy, Debug)]
 pub enum Owed<'a> {

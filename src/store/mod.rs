@@ -98,7 +98,9 @@ impl Store {
     ///
     /// # Errors
     /// When the database cannot be opened, or is of a newer schema.
-    pub fn open(location: &str) -> Result<Store, StoreError> {
+    pub fn open(location: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let location = location.as_ref().to_string_lossy();
+        let location = location.as_ref();
         if !location.contains("://") {
             check_not_a_folder_store(Path::new(location))?;
         }
@@ -110,6 +112,13 @@ impl Store {
     fn open_as_is(location: &str) -> Result<Store, StoreError> {
         if !location.contains("://") {
             make_folder_of(Path::new(location))?;
+            made_private(Path::new(location)).map_err(|e| StoreError::Db {
+                store: location.to_string(),
+                error: DbError {
+                    message: e.to_string(),
+                    kind: DbErrorKind::Transient,
+                },
+            })?;
         }
         let fail = |error: DbError| StoreError::Db {
             store: shown(location),
@@ -318,6 +327,20 @@ fn make_folder_of(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Makes the database file, the owner's alone, if missing: it holds the
+/// players' addresses and the secret, whatever the umask of the MTA that
+/// started us (SQLite's own files, beside it, take its permissions).
+fn made_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other.map(drop),
+    }
+}
+
 /// Seconds since 1970, for the records.
 pub fn now() -> u64 {
     std::time::SystemTime::now()
@@ -325,5 +348,3 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,9 +1,9 @@
 //! Game records as a store holds them, made by random legal play: mixed
 //! rulesets, finished (played out or resigned) and under way. Shared by
-//! the index's tests and `benches/store.rs`, which writes 100,000 of them.
+//! the store's tests and `benches/store.rs`, which writes 100,000 of them.
 
 use mancala::engine::{Game, Ruleset, Side, SplitMix64};
-use mancala::store::{GameId, GameRecord, Ledger, MailKey, PlayerRecord, Standing, FORMAT};
+use mancala::store::{GameId, GameRecord, MailKey, PlayerRecord, Standing};
 
 /// A record of a game between `south` and `north` (addresses), its turns
 /// played at random from `start` a minute apart; finished when `finish`
@@ -33,7 +33,6 @@ pub fn random_game(
         address: Some(address.to_string()),
     };
     let mut record = GameRecord {
-        format: FORMAT,
         id: id.clone(),
         ruleset,
         stones: rules.stones,
@@ -55,7 +54,7 @@ pub fn random_game(
         offer: None,
         conditions: Vec::new(),
         board_event: 0,
-        ledger: Ledger::default(),
+        events: 0,
     };
     // A minute a turn, so that games end in the order they were made.
     let mut clock = start;

@@ -4,6 +4,8 @@
 // Each test file uses a part of this.
 #![allow(dead_code)]
 
+pub mod pg;
+
 use std::io::Write;
 use std::path::PathBuf;
 
