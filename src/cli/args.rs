@@ -255,7 +255,7 @@ pub enum StoreAction {
     /// keys and all; importing twice changes nothing
     Import {
         /// The old store's folder (the one holding `key`)
-        dir: PathBuf,
+        folder: PathBuf,
         #[command(flatten)]
         store: StoreFolder,
     },

@@ -739,7 +739,7 @@ fn open_store(location: &str) -> Result<Store, Failure> {
 fn store_action(action: super::args::StoreAction) -> CliResult {
     use super::args::StoreAction;
     match action {
-        StoreAction::Import { dir, store } => {
+        StoreAction::Import { folder: dir, store } => {
             let target = store_location(store.dir);
             let done = Store::import(&dir, &target).map_err(|e| match e {
                 mancala::store::ImportError::Store(e) => Failure::tempfail(e.to_string()),

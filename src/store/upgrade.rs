@@ -90,8 +90,12 @@ impl V1 {
                 event,
                 time: mail.time,
             });
-            for reply in self.outbox.iter().filter(|r| r.answers == mail.message_id) {
-                ledger.outbox.extend(reply.envelopes(&self.id, event));
+            // Numbered across the event's replies: each a Message-ID of its own.
+            let replies = self.outbox.iter().filter(|r| r.answers == mail.message_id);
+            let envelopes = replies.flat_map(|reply| reply.envelopes(&self.id, event));
+            for (k, mut out) in envelopes.enumerate() {
+                out.message_id = out.message_id.replacen("v1-0@", &format!("v1-{k}@"), 1);
+                ledger.outbox.push(out);
             }
         }
         ledger.events = self.mails.len() as u32;
@@ -108,10 +112,10 @@ impl V1Reply {
             .as_deref()
             .and_then(|r| r.rsplit_once('@'))
             .map_or("localhost", |(_, d)| d);
-        self.to.iter().enumerate().filter_map(move |(k, to)| {
+        self.to.iter().filter_map(move |to| {
             let address = to.address.as_ref()?;
             Some(Outgoing {
-                message_id: format!("{id}.{event}.v1-{k}@{domain}"),
+                message_id: format!("{id}.{event}.v1-0@{domain}"),
                 event,
                 to: Mailbox {
                     name: Some(to.name.clone()).filter(|n| !n.is_empty()),

@@ -94,6 +94,7 @@ impl HostedReferee {
         for id in &due.games {
             let mut report = Report::default();
             let mut sent = || -> Result<Option<Skip>, DeliveryError> {
+                // What a crash or a failed send left owed goes first.
                 send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut report)?;
                 if !report.sent.is_empty() {
                     run.done.push(Reminder::Resent {
@@ -101,18 +102,16 @@ impl HostedReferee {
                         mails: report.sent.len(),
                     });
                 }
-                let decided = self.store.transact(|| {
-                    self.remind_game(secrets, id, now, nudge, forfeit)
-                })?;
-                let mut report = Report::default();
-                send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut report)?;
-                Ok(match decided {
-                    Ok(what) => {
-                        run.done.push(what);
-                        None
-                    }
-                    Err(skip) => Some(skip),
-                })
+                let decided = self
+                    .store
+                    .transact(|| self.remind_game(secrets, id, now, nudge, forfeit))?;
+                let what = match decided {
+                    Ok(what) => what,
+                    Err(skip) => return Ok(Some(skip)),
+                };
+                run.done.push(what);
+                send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut Report::default())?;
+                Ok(None)
             };
             match sent() {
                 Ok(Some(skip)) => run.skipped.push(skip),
