@@ -1731,7 +1731,8 @@ fn forty_copies_of_one_move_and_both_players_racing_apply_it_once() {
         ));
     }
     for child in children {
-        assert!(child.wait_with_output().unwrap().status.success());
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", common::stderr(&out));
     }
     let record = world.the_game();
     assert!(record.game().is_ok());

@@ -392,10 +392,12 @@ mod pg {
             None => DbErrorKind::Transient, // the connection, not the query
             Some(_) => DbErrorKind::Permanent,
         };
-        DbError {
-            message: e.to_string(),
-            kind,
-        }
+        // "db error" alone says nothing: the server's own words, and its code.
+        let message = match e.as_db_error() {
+            Some(db) => format!("{} ({})", db.message(), db.code().code()),
+            None => e.to_string(),
+        };
+        DbError { message, kind }
     }
 
     pub fn open(location: &str) -> Result<Pg, DbError> {
@@ -449,6 +451,8 @@ mod pg {
                         row.try_get::<_, Option<i64>>(i).map(|v| v.map(Value::Int))
                     } else if *ty == Type::INT4 {
                         (row.try_get::<_, Option<i32>>(i)).map(|v| v.map(|v| Value::Int(v.into())))
+                    } else if *ty == Type::BOOL {
+                        (row.try_get::<_, Option<bool>>(i)).map(|v| v.map(|v| Value::Int(v.into())))
                     } else if *ty == Type::FLOAT8 {
                         row.try_get::<_, Option<f64>>(i).map(|v| v.map(Value::Real))
                     } else {

@@ -15,7 +15,7 @@
 //! - `senders`: a keyless address's answers of the last day.
 //! - `ratings`, `rated`: the players' Glicko-2 rows, and the games counted.
 
-use super::db::{params, Db, DbError, Kind};
+use super::db::{params, Db, DbError, DbErrorKind, Kind};
 
 /// The schema this build writes.
 pub const VERSION: i64 = 1;
@@ -126,11 +126,22 @@ pub enum Opened {
 /// Brings the schema up to [`VERSION`], in one transaction, and makes the
 /// secret if the store has none; refuses a newer one.
 pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match migrate_once(db, fresh_secret) {
+            Err(e) if e.kind == DbErrorKind::Conflict && tries < 10 => continue,
+            done => return done,
+        }
+    }
+}
+
+fn migrate_once(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
     db.begin()?;
     let done = (|| {
         if db.kind() == Kind::Postgres {
             // Two referees starting on a new store: one migrates, the other waits.
-            db.query("SELECT pg_advisory_xact_lock(7307)", params![])?;
+            db.execute("SELECT pg_advisory_xact_lock(7307)", params![])?;
         }
         db.batch("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")?;
         let rows = db.query("SELECT value FROM meta WHERE name = 'schema'", params![])?;
@@ -140,6 +151,9 @@ pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
         };
         if found > VERSION {
             return Ok(Opened::Newer(found));
+        }
+        if found == VERSION {
+            return Ok(Opened::Current); // (nothing written: no conflict with another's open)
         }
         for sql in MIGRATIONS.iter().skip(usize::try_from(found).unwrap_or(0)) {
             db.batch(sql)?;

@@ -104,7 +104,7 @@ impl Server {
         let watcher = format!(
             "{postgres} -D {data} -k {dir} -c listen_addresses= -c fsync=off \
              -c max_connections=60 >{dir}/log 2>&1 & pg=$!; \
-             while kill -0 {parent} 2>/dev/null; do sleep 0.3; done; \
+             while [ -d /proc/{parent} ]; do sleep 0.3; done; \
              kill -INT $pg; wait $pg; rm -rf {dir}",
             postgres = server.bin.join("postgres").display(),
             data = data.display(),
