@@ -1800,7 +1800,9 @@ fn ten_first_deliveries_make_one_key() {
         .into_iter()
         .map(|c| c.wait_with_output().unwrap())
         .collect();
-    assert!(outputs.iter().all(|o| o.status.success()));
+    for out in &outputs {
+        assert!(out.status.success(), "{}", common::stderr(out));
+    }
     let store = Store::open(&dir).unwrap();
     assert_eq!(store.list().unwrap().games.len(), 10);
     let secrets = store.secrets();

@@ -271,10 +271,21 @@ mod lite {
         // Another referee's transaction is waited for, not failed on.
         conn.busy_timeout(Duration::from_secs(60)).map_err(error)?;
         // WAL: readers beside the writer; FULL: a commit is on the disk
-        // before a reply it owes is sent.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
-            .map_err(error)?;
-        Ok(Lite(conn))
+        // before a reply it owes is sent. Turning a new file to WAL while
+        // another referee opens it may be refused at once, not waited for:
+        // tried again for a while.
+        let mut tries = 0;
+        loop {
+            match conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;") {
+                Err(e)
+                    if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && tries < 200 =>
+                {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                done => return done.map(|()| Lite(conn)).map_err(error),
+            }
+        }
     }
 
     /// `$1` as SQLite numbers its parameters, `?1`.
