@@ -332,7 +332,7 @@ impl HostedGame {
         let replaced = self.offer_to(side).map(|offer| offer.kind);
         // A draw offered while the opponent's stands: both want it.
         if (kind, replaced) == (OfferKind::Draw, Some(OfferKind::Draw)) {
-            return self.answer(side, Answer::Accept, None, now);
+            return self.answer(side, Answer::Accept, &BoardSeen::default(), now);
         }
         let last = self.record.turns.last().filter(|t| t.side == side);
         let last_turn = match (kind, last) {
@@ -358,7 +358,7 @@ impl HostedGame {
     /// the mail of `answering` (an event), sent while it stood, or says
     /// not which. A takeback is accepted on the board as it stands: the
     /// turn it undoes may have gone on since (a bonus sowing played).
-    fn open_offer(&self, side: Side, answering: Option<u32>) -> Result<Offer, GameRefusal> {
+    fn open_offer(&self, side: Side, seen: &BoardSeen) -> Result<Offer, GameRefusal> {
         let Some(offer) = self.offer_to(side).cloned() else {
             return Err(match self.offer_to(side.other()) {
                 Some(own) => GameRefusal::OwnOffer {
@@ -368,14 +368,21 @@ impl HostedGame {
                 None => GameRefusal::NoOffer,
             });
         };
-        match answering {
-            Some(event) if event < offer.event => Err(GameRefusal::OfferSince {
-                by: offer.by,
-                kind: offer.kind,
-            }),
-            Some(event) if offer.kind == OfferKind::Takeback && event < self.record.board_event => {
-                Err(GameRefusal::OutOfDate)
-            }
+        // An answer is checked as a move is: written on the board the
+        // offer stands on, by the mail it answers and the sheet it quotes.
+        let other_sheet = seen
+            .sowings
+            .is_some_and(|sowings| sowings != self.game.sowings());
+        let since = GameRefusal::OfferSince {
+            by: offer.by,
+            kind: offer.kind,
+        };
+        let old_board = other_sheet || seen.event.is_some_and(|e| e < self.record.board_event);
+        match seen.event {
+            Some(event) if event < offer.event => Err(since),
+            // A takeback undoes the board it was asked on, no other.
+            _ if offer.kind == OfferKind::Takeback && old_board => Err(GameRefusal::OutOfDate),
+            _ if other_sheet => Err(since),
             _ => Ok(offer),
         }
     }
@@ -398,13 +405,13 @@ impl HostedGame {
         &mut self,
         side: Side,
         answer: Answer,
-        answering: Option<u32>,
+        seen: &BoardSeen,
         now: u64,
     ) -> Result<Event, GameRefusal> {
         if self.game.is_over() {
             return Err(GameRefusal::GameOver);
         }
-        let offer = self.open_offer(side, answering)?;
+        let offer = self.open_offer(side, seen)?;
         let (by, offered_by) = (side, offer.by);
         let event = match (answer, offer.kind) {
             (Answer::Decline, kind) => {

@@ -1931,6 +1931,50 @@ fn an_accept_answers_the_offer_of_the_mail_it_replies_to_and_a_mail_makes_one_of
     assert!(world.the_game().conceded.is_some());
 }
 
+/// Issue 42's attack: an old `accept`, mailed again with a new Message-ID
+/// and no In-Reply-To, quoting a board five turns old, is checked as a
+/// move would be and refused, with the offer that stands.
+#[test]
+fn an_old_accept_mailed_again_with_a_new_message_id_does_not_accept_an_offer_made_since() {
+    let world = World::new("old-accept-new-id");
+    let (mut alice, mut bob) = world.game_on();
+    let first_board = alice.clone();
+    for turn in 0..5 {
+        let (from, received) = if turn % 2 == 0 { (ALICE, &alice) } else { (BOB, &bob) };
+        let sheet = Sheet::parse(&received.body).unwrap();
+        let pit = sheet.game.legal_moves().first().unwrap();
+        let out = world.deliver(&press_reply(
+            from,
+            received,
+            &format!("move {pit}"),
+            &format!("t{turn}@x"),
+        ));
+        (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+    }
+    // Bob moves and offers a draw: Alice is to answer it.
+    let sheet = Sheet::parse(&bob.body).unwrap();
+    let pit = sheet.game.legal_moves().first().unwrap();
+    let out = world.deliver(&press_reply(BOB, &bob, &format!("move {pit}\noffer draw"), "od@x"));
+    assert!(to(&out, ALICE).body.contains("offers a draw"));
+    // Alice's accept of long ago, mailed again as a new mail: a new
+    // Message-ID, no In-Reply-To, her first board quoted.
+    let stale = press_reply(ALICE, &first_board, "accept", "fresh-id@x")
+        .lines()
+        .filter(|l| !l.starts_with("In-Reply-To:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = world.deliver(&stale);
+    assert_eq!(out.len(), 1, "to Alice alone");
+    assert!(
+        squeezed(&out[0].body).contains("the mail you answered is older than Bob's draw offer"),
+        "{}",
+        out[0].body
+    );
+    let game = world.the_game();
+    assert!(game.conceded.is_none(), "no draw");
+    assert_eq!(game.turns.len(), 6, "nothing else changed");
+}
+
 #[test]
 fn an_old_accept_fetched_again_after_505_newer_mails_accepts_no_new_takeback() {
     let world = World::new("old-accept");

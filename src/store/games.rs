@@ -568,6 +568,16 @@ impl Store {
                         ("senders", 2, super::db::Value::Text(t)) => {
                             format!("{} answers", t.split(',').filter(|t| !t.is_empty()).count())
                         }
+                        // A concession's time, inside its JSON.
+                        (_, _, super::db::Value::Text(t)) if t.contains("\"time\":") => {
+                            match serde_json::from_str::<serde_json::Value>(t) {
+                                Ok(serde_json::Value::Object(mut map)) => {
+                                    map.remove("time");
+                                    serde_json::Value::Object(map).to_string()
+                                }
+                                _ => format!("{t:?}"),
+                            }
+                        }
                         (_, _, v) => format!("{v:?}"),
                     };
                     line.push(' ');

@@ -53,8 +53,8 @@ impl Scene<'_> {
                         Command::Accept => Answer::Accept,
                         _ => Answer::Decline,
                     };
-                    let answering = self.answered_event();
-                    let done = self.game.answer(side, answer, answering, now);
+                    let seen = self.board_seen(quoted);
+                    let done = self.game.answer(side, answer, &seen, now);
                     self.told(done)
                 }
                 // A second offer would replace the first in the same mails,
@@ -247,6 +247,20 @@ impl Scene<'_> {
         ours.then_some(event)
     }
 
+    /// The board the mail was written on, as far as it shows it: the mail
+    /// it answers, and the sheet it quotes.
+    fn board_seen<'q>(&self, quoted: Option<&'q Quoted>) -> BoardSeen<'q> {
+        let quoted_sheet = match quoted {
+            Some(Ok(request)) => Some(&request.sheet),
+            Some(Err((_, sheet))) => sheet.as_deref(),
+            None => None,
+        };
+        BoardSeen {
+            event: self.answered_event(),
+            sowings: quoted_sheet.map(|sheet| sheet.game.sowings()),
+        }
+    }
+
     /// The events of an act done, or its refusal in the player's words.
     fn told(&self, done: Result<Event, GameRefusal>) -> Result<Vec<Event>, Refusal> {
         done.map(|event| vec![event])
@@ -263,16 +277,7 @@ impl Scene<'_> {
         side: Side,
         now: u64,
     ) -> Result<Vec<Event>, Refusal> {
-        let quoted_sheet = match quoted {
-            Some(Ok(request)) => Some(&request.sheet),
-            Some(Err((_, sheet))) => sheet.as_deref(),
-            None => None,
-        };
-        let seen = BoardSeen {
-            event: self.answered_event(),
-            sowings: quoted_sheet.map(|sheet| sheet.game.sowings()),
-        };
-        let may = self.game.may_play(side, &seen);
+        let may = self.game.may_play(side, &self.board_seen(quoted));
         may.map_err(|refusal| self.refusal(refusal))?;
         let sowings = move_of(letter, quoted, self.game.game())?;
         let played = self.game.play(side, &sowings, now);
