@@ -12,10 +12,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-# strace: tests/crash.rs. tmux: play-tmux.sh. The mail stack (tests/e2e/): Postfix,
+# strace: tests/crash.rs. postgresql: the store's tests on a private server of
+# their own (tests/common/pg.rs; the package's own cluster is never started). tmux: play-tmux.sh. The mail stack (tests/e2e/): Postfix,
 # procmail, swaks, and mutt and s-nail for the client-made replies; dovecot-imapd,
 # isync and openssl for imap-stack.sh. Chromium and the two fonts: tests/html/.
-everything=(strace tmux postfix procmail swaks mutt s-nail dovecot-imapd isync openssl
+everything=(strace tmux postgresql postfix procmail swaks mutt s-nail dovecot-imapd isync openssl
     chromium fonts-dejavu-core fonts-liberation2)
 packages=("${@:-${everything[@]}}")
 

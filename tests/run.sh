@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it (as root): `cargo test --release`, then the
+# The whole test suite, as CI runs it (as root): `cargo test --release --features postgres`
+# (the store's tests on SQLite and on a private PostgreSQL server), the hosted
+# referee's tests again on PostgreSQL, then the
 # stages that need the real thing: Postfix, procmail and Dovecot (tests/e2e/),
 # Chromium (tests/html/), OpenSpiel (tests/openspiel/, Wari against its oware,
 # Kalah against its mancala), tmux, and the quick solutions of boards/solutions/. tests/install.sh installs what they need
@@ -63,12 +65,18 @@ stage "the library alone: engine and sheet without mail or command line" \
 # `cargo build` and `cargo test` of one profile share every artifact: the
 # binary the scripts run is the one the tests ran.
 stage "build (release): the binary, and the tests' binaries" \
-    bash -c 'cargo build --release --locked && cargo test --release --locked --no-run'
+    bash -c 'cargo build --release --locked --features postgres && cargo test --release --locked --features postgres --no-run'
 shown_when_done
 
 # The groups below run side by side; the stages of a group one after the other.
-in_background cargo-test stage "cargo test (unit, integration, property, fixture corpus, crash at every system call)" \
-    env TMPDIR="$test_tmp" cargo test --release --locked
+cargo_tests() {
+    stage "cargo test (unit, integration, property, fixture corpus, crash at every system call; the store on SQLite and PostgreSQL)" \
+        env TMPDIR="$test_tmp" cargo test --release --locked --features postgres
+    stage "the hosted referee's tests on PostgreSQL" \
+        env TMPDIR="$test_tmp" MANCALA_TEST_STORE=postgres \
+        cargo test --release --locked --features postgres --test hosted
+}
+in_background cargo-test cargo_tests
 openspiel() {
     stage "OpenSpiel cross-check of the Wari rules" env MANCALA_BIN="$bin" python3 tests/openspiel/compare.py
     stage "OpenSpiel cross-check of the Kalah rules (its \"mancala\" game)" \

@@ -521,15 +521,16 @@ impl Store {
     }
 
     /// Is `message_id` still owed? On PostgreSQL the row is also locked
-    /// until the transaction under way ends, and one another referee is
-    /// sending is passed over: each reply goes once, however many
-    /// referees deliver the same mail.
+    /// until the transaction under way ends; another referee sending it is
+    /// waited for (then it is sent, or tried again by the one whose
+    /// process died): each reply goes once, however many referees deliver
+    /// the same mail.
     ///
     /// # Errors
     /// The store's.
     pub fn claim(&self, message_id: &str) -> Result<bool, StoreError> {
         let lock = match self.kind() {
-            super::Kind::Postgres => " FOR UPDATE SKIP LOCKED",
+            super::Kind::Postgres => " FOR UPDATE",
             super::Kind::Sqlite => "",
         };
         let rows = self.query(

@@ -23,9 +23,8 @@ static DATABASES: AtomicUsize = AtomicUsize::new(0);
 
 /// Where `initdb` and `postgres` are: on PATH, else Debian's folder.
 fn bin_folder() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path).find(|dir| dir.join("initdb").is_file())
-    });
+    let on_path = std::env::var_os("PATH")
+        .and_then(|path| std::env::split_paths(&path).find(|dir| dir.join("initdb").is_file()));
     let on_path = on_path.and_then(|dir| std::fs::canonicalize(dir.join("initdb")).ok());
     if let Some(initdb) = on_path {
         return initdb.parent().map(Path::to_path_buf);
@@ -131,7 +130,7 @@ impl Server {
             .map_err(|e| format!("postgres: {e}"))?;
         let socket = dir.join(".s.PGSQL.5432");
         for _ in 0..300 {
-            if socket.exists() && server.createdb("ready").is_ok() {
+            if socket.exists() && server.createdb("ready", None).is_ok() {
                 return Ok(server);
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
@@ -140,12 +139,14 @@ impl Server {
         Err(format!("postgres did not start: {log}"))
     }
 
-    fn createdb(&self, name: &str) -> Result<(), String> {
+    fn createdb(&self, name: &str, template: Option<&str>) -> Result<(), String> {
+        let template = template.map(|t| format!("--template={t}"));
         let made = self
             .command("createdb")
             .args(["-h"])
             .arg(&self.socket)
             .args(["-U", "test", name])
+            .args(template)
             .stderr(Stdio::piped())
             .output()
             .map_err(|e| e.to_string())?;
@@ -169,14 +170,27 @@ impl Server {
 /// A new, empty database of the test server's own, for `name`: `Err`
 /// with the reason when no server can start here.
 pub fn database(name: &str) -> Result<String, String> {
+    copied(name, None)
+}
+
+/// A new database of the test server's own, a copy of the database at
+/// `url` (which nobody may be connected to).
+pub fn copy_of(url: &str, name: &str) -> Result<String, String> {
+    let template = url.rsplit('/').next().ok_or("not a database's address")?;
+    copied(name, Some(template))
+}
+
+fn copied(name: &str, template: Option<&str>) -> Result<String, String> {
     let server = SERVER.get_or_init(Server::start).as_ref()?;
     let n = DATABASES.fetch_add(1, Ordering::Relaxed);
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+    let clean: String = (name.chars())
+        .map(|c| match c.is_ascii_alphanumeric() {
+            true => c.to_ascii_lowercase(),
+            false => '_',
+        })
         .collect();
     let database = format!("t{n}_{clean}");
-    server.createdb(&database)?;
+    server.createdb(&database, template)?;
     Ok(server.url(&database))
 }
 
@@ -185,8 +199,9 @@ pub fn database(name: &str) -> Result<String, String> {
 /// `dir`.
 pub fn store_for(dir: &Path, name: &str) -> String {
     match std::env::var("MANCALA_TEST_STORE").as_deref() {
-        Ok("postgres") => database(name)
-            .unwrap_or_else(|why| panic!("MANCALA_TEST_STORE=postgres, but: {why}")),
+        Ok("postgres") => {
+            database(name).unwrap_or_else(|why| panic!("MANCALA_TEST_STORE=postgres, but: {why}"))
+        }
         _ => dir.join("referee.db").to_string_lossy().into_owned(),
     }
 }
