@@ -383,12 +383,20 @@ def commands_in_one_game():
         assert position["over"] and position["winner"] == "draw" and position["reason"] == "agreement", position
 
     # 5. The referee's ratings count the draw for both.
-    store = os.path.join(home("referee"), ".local/share/mancala-referee")
+    store = os.path.join(home("referee"), ".local/share/mancala-referee/referee.db")
     out = subprocess.run([MANCALA, "ratings", "--json", "--store", store], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     ratings = {r["name"]: r for r in map(json.loads, out.stdout.splitlines())}
     assert sorted(ratings) == ["Alice", "Bob"], out.stdout
     assert all(r["draws"] == 1 and r["games"] == 1 for r in ratings.values()), out.stdout
+
+
+def turns_of(database, game):
+    """The turns the referee's store holds for GAME, read without writing a byte
+    (immutable: no -wal or -shm file made, which the referee could not use after)."""
+    import sqlite3
+    with sqlite3.connect(f"file:{database}?immutable=1", uri=True) as db:
+        return db.execute("SELECT COUNT(*) FROM turns WHERE game = ?", (game,)).fetchone()[0]
 
 
 def files_in(user):
@@ -403,17 +411,19 @@ def deferred_while_store_unwritable():
     alice, _ = challenge()
     game = re.search(r"(?:^|\s)([a-km-z2-9]{6}):", alice["Subject"]).group(1)
     store = os.path.join(home("referee"), ".local/share/mancala-referee")
-    game_file = os.path.join(store, f"{game}.json")
-    assert os.path.isfile(game_file), (game_file, os.listdir(store))
+    database = os.path.join(store, "referee.db")
+    assert turns_of(database, game) == 0, os.listdir(store)
     wait_idle()
     players = ("alice", "bob")
     before = {user: count(user) for user in players}
     kept = files_in("referee")
     # Unwritable for the referee: owned by root, mode 555 (the referee's own folder with
     # mode 555 would do too, but its owner could still chmod it).
-    owner = os.stat(store)
+    owner, file_owner = os.stat(store), os.stat(database)
     os.chown(store, 0, 0)
     os.chmod(store, 0o555)
+    os.chown(database, 0, 0)
+    os.chmod(database, 0o444)
     try:
         message_id = press_reply(PLAYERS["Alice"], alice, "move b\n")
         queue_id = wait_log(rf"\]: (\w+): message-id=<{re.escape(message_id)}>$", "queue id of the move").group(1)
@@ -427,10 +437,12 @@ def deferred_while_store_unwritable():
         assert 'Program failure (75) of "mancala"' in procmail_log(), procmail_log()[-3000:]
         assert {user: count(user) for user in players} == before, "no reply while the move is deferred"
         assert files_in("referee") == kept, "a deferred mail is filed nowhere"
-        assert json.load(open(game_file))["turns"] == [], "nothing is played yet"
+        assert turns_of(database, game) == 0, "nothing is played yet"
     finally:
         os.chown(store, owner.st_uid, owner.st_gid)
         os.chmod(store, stat.S_IMODE(owner.st_mode))
+        os.chown(database, file_owner.st_uid, file_owner.st_gid)
+        os.chmod(database, stat.S_IMODE(file_owner.st_mode))
     subprocess.run(["postqueue", "-c", POSTFIX, "-f"], check=True)
     wait_log(rf"{to_referee}.*status=sent", "delivery of the move after the flush")
     for user in players:
@@ -438,8 +450,7 @@ def deferred_while_store_unwritable():
     wait_idle()
     assert {user: count(user) for user in players} == {user: n + 1 for user, n in before.items()}, \
         "exactly one reply each to the move"
-    turns = json.load(open(game_file))["turns"]
-    assert len(turns) == 1, turns  # (which move: the boards below)
+    assert turns_of(database, game) == 1  # (which move: the boards below)
     for user in players:
         position = show_json(body_of(newest(user)))
         assert position["ply"] == 1 and position["south"][1] == 0, position

@@ -299,8 +299,7 @@ def game_by_imap():
         assert position == g.show_json(g.body_of(latest["Bob"])), "both get the same board"
         assert position == g.show_json(expected), (ply, mover, move, position)
         assert position["ply"] == ply, (ply, position)
-    turns = json.load(open(os.path.join(STORE, f"{game}.json")))["turns"]
-    assert len(turns) == 4, turns
+    assert g.turns_of(STORE, game) == 4
 
     # Every reply went by the submission port, logged in as the referee: one login a mail,
     # and Postfix marked each as authenticated (ESMTPA) in its Received line.
@@ -480,7 +479,7 @@ def recipe_as_written():
     exactly(1, 1)
     local = os.path.join(OP_HOME, "mail/referee")
     assert files(local, "new") == [] and len(files(local, "cur")) == 1, (files(local, "new"), files(local, "cur"))
-    assert os.path.isfile(os.path.join(OP_HOME, ".local/share/mancala-referee/key"))
+    assert os.path.isfile(os.path.join(OP_HOME, ".local/share/mancala-referee/referee.db"))
     g.press_reply(PLAYERS["Bob"], g.newest("bob"), "accept\n")
     wait_server(2)
     cron_run()
