@@ -131,7 +131,7 @@ fn two_runs_at_once_handle_nothing_twice() {
     assert!(names(&dir.join("new")).is_empty());
     assert_eq!(names(&dir.join("cur")).len(), 12);
     assert_eq!(names(&out).len(), 24, "two mails for each challenge, once");
-    let games = mancala::store::Store::open(&root.join("store"))
+    let games = mancala::store::Store::open(root.join("store"))
         .unwrap()
         .list()
         .unwrap()

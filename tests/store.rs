@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use mancala::address::mailbox_key;
 use mancala::engine::{Ruleset, Side, SplitMix64};
 use mancala::mail::delivery::DeliveryError;
-use mancala::mail::hosted::HostedReferee;
+use mancala::mail::hosted::{HostedReferee, Reminder};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
 use mancala::mail::Referee;
@@ -260,7 +260,12 @@ fn ratings_kept_as_games_end_equal_a_replay_of_every_finished_game() {
             // Saved again as ended (a resent mail, a question): counted once.
             save(&store, record);
         }
-        assert_eq!(store.ratings(None).unwrap(), replay(&games, None), "{}", on.kind);
+        assert_eq!(
+            store.ratings(None).unwrap(),
+            replay(&games, None),
+            "{}",
+            on.kind
+        );
         assert_eq!(
             store.ratings(Some(Ruleset::Wari)).unwrap(),
             replay(&games, Some(Ruleset::Wari)),
@@ -332,7 +337,11 @@ fn a_question_gets_the_best_of_each_game_and_the_askers_rows_as_the_whole_table_
         assert_ne!(store.ratings(None).unwrap(), before, "the ending counted");
         assert_eq!(store.ratings(None).unwrap(), replay(&all, None));
         save(&store, &ending);
-        assert_eq!(store.ratings(None).unwrap(), replay(&all, None), "counted once");
+        assert_eq!(
+            store.ratings(None).unwrap(),
+            replay(&all, None),
+            "counted once"
+        );
         for (most, after) in afters {
             let (list, cut) = best_of(&store.ratings(None).unwrap(), most, &mailbox);
             assert_eq!((after.list, after.cut), (list, cut), "{most}, after");
@@ -413,7 +422,11 @@ fn lookups_by_address_under_way_and_due_agree_with_reading_every_game() {
             let spelt = format!("P{i}+tag@Players.Example");
             assert_eq!(ids(&store.games_of(&spelt).unwrap().games), ids(&theirs));
         }
-        assert!(store.games_of("carol@players.example").unwrap().games.is_empty());
+        assert!(store
+            .games_of("carol@players.example")
+            .unwrap()
+            .games
+            .is_empty());
         let going: Vec<GameRecord> = all
             .iter()
             .filter(|g| match g.standing {
@@ -435,7 +448,11 @@ fn lookups_by_address_under_way_and_due_agree_with_reading_every_game() {
         assert_eq!(total, going.len());
         // What `remind` is handed at a moment halfway through the games.
         let (nudge, forfeit) = (10 * DAY, 40 * DAY);
-        for now in [30 * 100_000, 45 * 100_000 + 5 * DAY, 61 * 100_000 + 40 * DAY] {
+        for now in [
+            30 * 100_000,
+            45 * 100_000 + 5 * DAY,
+            61 * 100_000 + 40 * DAY,
+        ] {
             let mut due: Vec<String> = all
                 .iter()
                 .filter(|g| due_by_reading(g, now, nudge, forfeit))
@@ -447,6 +464,74 @@ fn lookups_by_address_under_way_and_due_agree_with_reading_every_game() {
                 .collect();
             assert_eq!(handed, due, "{} at {now}", on.kind);
         }
+    });
+}
+
+/// `remind` run at `now` on `on`'s store: the games it nudged and
+/// forfeited, by id.
+fn remind_at(on: &On, now: u64, nudge: u64, forfeit: u64) -> Vec<Reminder> {
+    let referee = HostedReferee::new(REFEREE, on.open());
+    let postman = Stub::default();
+    let run = referee.remind(now, nudge, forfeit, &postman).unwrap();
+    assert!(run.problems.is_empty(), "{:?}", run.problems);
+    run.done
+}
+
+#[test]
+fn remind_nudges_a_player_idle_past_the_nudge_once_and_again_after_the_next_move() {
+    on_each_store("store-remind", |on| {
+        let store = on.open();
+        let mut rng = SplitMix64::new(7);
+        let mut record = games::random_game(&games::nth_id(1), (ALICE, BOB), 0, false, &mut rng);
+        assert!(
+            record.game().unwrap().to_move().is_some(),
+            "a game under way"
+        );
+        let (nudge, forfeit) = (5 * DAY, 9 * DAY);
+        // A move on day 10: not due on day 12.
+        record.last_activity = 10 * DAY + 60;
+        save(&store, &record);
+        assert!(store
+            .due(12 * DAY, nudge, forfeit)
+            .unwrap()
+            .games
+            .is_empty());
+        assert!(remind_at(on, 12 * DAY, nudge, forfeit).is_empty());
+        // Day 16: nudged, once.
+        let done = remind_at(on, 16 * DAY, nudge, forfeit);
+        assert!(
+            matches!(done.as_slice(), [Reminder::Nudged { game, .. }] if *game == record.id.to_string()),
+            "{done:?}"
+        );
+        assert!(
+            remind_at(on, 17 * DAY, nudge, forfeit).is_empty(),
+            "nudged once"
+        );
+        // A move after the nudge: the player now to move is nudged in turn.
+        let mut record = store.load_game(&record.id).unwrap().unwrap();
+        assert!(record.reminded.is_some());
+        record.last_activity = 17 * DAY;
+        record.reminded = None;
+        save(&store, &record);
+        assert!(remind_at(on, 21 * DAY, nudge, forfeit).is_empty());
+        let done = remind_at(on, 23 * DAY, nudge, forfeit);
+        assert!(
+            matches!(done.as_slice(), [Reminder::Nudged { .. }]),
+            "{done:?}"
+        );
+        // Idle past the forfeit: the game ends, and nothing is due after.
+        let done = remind_at(on, 40 * DAY, nudge, forfeit);
+        assert!(
+            matches!(done.as_slice(), [Reminder::Forfeited { .. }]),
+            "{done:?}"
+        );
+        let ended = store.load_game(&record.id).unwrap().unwrap();
+        assert!(ended.game().unwrap().is_over());
+        assert!(store
+            .due(100 * DAY, nudge, forfeit)
+            .unwrap()
+            .games
+            .is_empty());
     });
 }
 
@@ -536,7 +621,12 @@ fn written_store(store: &Store, n: u64, players: usize, seed: u64) -> Vec<GameRe
 
 #[test]
 fn mancala_games_and_ratings_on_an_empty_store_say_so_and_make_nothing() {
-    let words: [&[&str]; 4] = [&["games"], &["games", "--all"], &["ratings"], &["ratings", "--all"]];
+    let words: [&[&str]; 4] = [
+        &["games"],
+        &["games", "--all"],
+        &["ratings"],
+        &["ratings", "--all"],
+    ];
     // A store not made yet: told so, and not made.
     let dir = common::temp_dir("cli-empty");
     let missing = dir.join("referee.db");
@@ -645,7 +735,12 @@ fn mancala_games_reads_only_the_games_it_shows() {
         assert!(!err.contains(oldest.as_str()), "{err}");
         let lines: Vec<&str> = out.lines().collect();
         let shown: Vec<&str> = lines[1..=20].iter().map(|l| &l[..6]).collect();
-        let newest: Vec<String> = records.iter().rev().take(20).map(|r| r.id.to_string()).collect();
+        let newest: Vec<String> = records
+            .iter()
+            .rev()
+            .take(20)
+            .map(|r| r.id.to_string())
+            .collect();
         assert_eq!(shown, newest, "{out}");
         assert!(
             out.contains("The newest 20 of 2000 games under way"),
@@ -898,16 +993,26 @@ fn an_old_folder_store_moves_in_with_its_keys_games_mails_and_replies_owed() {
             .collect();
         let (err, code) = import(&old.dir, &on.store);
         assert_eq!(code, Some(0), "{err}");
-        assert!(err.contains("13 games (0 there already), 1 senders, 3 replies owed"), "{err}");
+        assert!(
+            err.contains("13 games (0 there already), 1 senders, 3 replies owed"),
+            "{err}"
+        );
         let store = on.open();
         for (token, id, side) in &tokens {
-            assert_eq!(store.secrets().check(token), Some((id.clone(), *side)), "{token}");
+            assert_eq!(
+                store.secrets().check(token),
+                Some((id.clone(), *side)),
+                "{token}"
+            );
         }
         for record in &old.games {
             assert_eq!(store.load_game(&record.id).unwrap().as_ref(), Some(record));
         }
         let format_1 = GameId::parse("mx2frb").unwrap();
-        let v1 = store.load_game(&format_1).unwrap().expect("the format 1 game");
+        let v1 = store
+            .load_game(&format_1)
+            .unwrap()
+            .expect("the format 1 game");
         assert_eq!(v1.turns.len(), 2);
         assert_eq!(store.list().unwrap().whole().unwrap().len(), 13);
         // Its finished games are rated as a replay of them rates them.
@@ -929,13 +1034,16 @@ fn an_old_folder_store_moves_in_with_its_keys_games_mails_and_replies_owed() {
         // The replies owed, by the mail that caused them and by game.
         let cause = MailKey::of_message_id(&old.owing_mail);
         let owed = store.owed(Owed::Caused(&cause)).unwrap();
-        assert_eq!(owed, [old.owed.clone()]);
+        assert_eq!(owed, std::slice::from_ref(&old.owed));
         assert_eq!(store.owed(Owed::Of(old.owing.as_str())).unwrap(), owed);
         // The format 1 game's reply to each player.
         assert_eq!(store.owed(Owed::Caused(&v1_mail)).unwrap().len(), 2);
         // The keyless sender: its answers, and its mails.
         let sender = store.load_sender(&old.sender).unwrap();
-        assert_eq!((sender.answered.clone(), sender.events), (old.answered.clone(), 2));
+        assert_eq!(
+            (sender.answered.clone(), sender.events),
+            (old.answered.clone(), 2)
+        );
         let scope = format!("s{}", old.sender);
         assert!(store.has_handled(&scope, &old.sender_mail).unwrap());
         // Importing again changes nothing.
@@ -943,7 +1051,10 @@ fn an_old_folder_store_moves_in_with_its_keys_games_mails_and_replies_owed() {
         assert!(dumped.len() > 100, "{} rows", dumped.len());
         let (err, code) = import(&old.dir, &on.store);
         assert_eq!(code, Some(0), "{err}");
-        assert!(err.contains("0 games (13 there already), 0 senders, 0 replies owed"), "{err}");
+        assert!(
+            err.contains("0 games (13 there already), 0 senders, 0 replies owed"),
+            "{err}"
+        );
         assert_eq!(on.open().dump().unwrap(), dumped);
         // The mail that owed the reply, delivered again: the reply goes,
         // under its Message-ID, and nothing else happens.
@@ -955,14 +1066,22 @@ fn an_old_folder_store_moves_in_with_its_keys_games_mails_and_replies_owed() {
         let again = keyed_mail(&from, &old.owing_mail, &token, "move a");
         let letter = Letter::read(again.as_bytes(), &referee.identity);
         let report = referee.deliver(&letter, &postman).unwrap();
-        assert!(report.summary.contains("handled before"), "{}", report.summary);
+        assert!(
+            report.summary.contains("handled before"),
+            "{}",
+            report.summary
+        );
         let sent: Vec<String> = postman.take().into_iter().map(|o| o.message_id).collect();
-        assert_eq!(sent, [old.owed.message_id.clone()]);
+        assert_eq!(sent, std::slice::from_ref(&old.owed.message_id));
         // A mail known only among the older ones: nothing done, nothing sent.
         let again = keyed_mail(&from, &old.older_mail, &token, "move a");
         let letter = Letter::read(again.as_bytes(), &referee.identity);
         let report = referee.deliver(&letter, &postman).unwrap();
-        assert!(report.summary.contains("handled before"), "{}", report.summary);
+        assert!(
+            report.summary.contains("handled before"),
+            "{}",
+            report.summary
+        );
         assert!(postman.take().is_empty());
         assert_eq!(store.load_game(&owner.id).unwrap().as_ref(), Some(owner));
         assert!(store.owed(Owed::Of(owner.id.as_str())).unwrap().is_empty());
@@ -1030,7 +1149,10 @@ fn a_game_file_named_for_another_game_is_refused_by_the_import_not_saved_over_it
         .unwrap();
         let (err, code) = import(&old.dir, &on.store);
         assert_eq!(code, Some(65), "{err}");
-        assert!(err.contains(&format!("{x}.json: holds game {y}, not {x}")), "{err}");
+        assert!(
+            err.contains(&format!("{x}.json: holds game {y}, not {x}")),
+            "{err}"
+        );
         assert!(err.contains("nothing was imported"), "{err}");
         if !on.is_postgres() {
             assert!(!Path::new(&on.store).exists(), "no database made");
@@ -1047,7 +1169,10 @@ fn a_game_file_named_for_another_game_is_refused_by_the_import_not_saved_over_it
         .unwrap();
         let (err, code) = import(&old.dir, &on.store);
         assert_eq!(code, Some(65), "{err}");
-        assert!(err.contains(&format!("{x}.json: not a plain file")), "{err}");
+        assert!(
+            err.contains(&format!("{x}.json: not a plain file")),
+            "{err}"
+        );
         assert!(store.dump().unwrap().is_empty());
     });
 }
@@ -1080,7 +1205,10 @@ fn a_fifo_or_device_in_an_old_store_is_refused_not_read() {
     let planted = [
         (old.dir.join("abcdef.json"), "fifo"),
         (old.dir.join("bcdefg.json"), "/dev/zero"),
-        (old.dir.join("senders/0123456789abcdef01234567.json"), "fifo"),
+        (
+            old.dir.join("senders/0123456789abcdef01234567.json"),
+            "fifo",
+        ),
     ];
     for (path, what) in &planted {
         let made = match *what {
@@ -1162,7 +1290,13 @@ fn mancala_store_backup_makes_a_copy_that_opens_with_the_same_rows() {
         assert_eq!(code, Some(0), "{err}");
         let copy = on.dir.join("copy.db");
         let out = common::run(
-            &["store", "backup", copy.to_str().unwrap(), "--store", &on.store],
+            &[
+                "store",
+                "backup",
+                copy.to_str().unwrap(),
+                "--store",
+                &on.store,
+            ],
             b"",
         );
         let err = common::stderr(&out);
@@ -1183,7 +1317,13 @@ fn mancala_store_backup_makes_a_copy_that_opens_with_the_same_rows() {
         );
         // A copy is never made over a file.
         let out = common::run(
-            &["store", "backup", copy.to_str().unwrap(), "--store", &on.store],
+            &[
+                "store",
+                "backup",
+                copy.to_str().unwrap(),
+                "--store",
+                &on.store,
+            ],
             b"",
         );
         assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
@@ -1295,7 +1435,9 @@ fn workload(both: [&Serial; 2], serial: &Serial, games: usize, rounds: usize) ->
 }
 
 /// A `sendmail` that keeps each message it is handed in a file of its
-/// own in `out`: a reply sent twice is two files.
+/// own in `out`: a reply sent twice is two files. (The `dir:` transport
+/// names its files by Message-ID, so a second send of a reply would
+/// overwrite the first and go unseen.)
 fn counting_sendmail(dir: &Path, out: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(out).unwrap();
@@ -1321,7 +1463,8 @@ fn message_ids(out: &Path) -> BTreeMap<String, usize> {
             .lines()
             .find_map(|l| {
                 let (name, value) = l.split_once(':')?;
-                name.eq_ignore_ascii_case("message-id").then(|| value.trim())
+                name.eq_ignore_ascii_case("message-id")
+                    .then(|| value.trim())
             })
             .unwrap_or_else(|| panic!("no Message-ID in {}", path.display()));
         let id = id.trim_start_matches('<').trim_end_matches('>').to_string();
@@ -1384,7 +1527,9 @@ fn two_referees_race(dir: &Path, concurrent: &str, serial: &str, parallel: usize
                     let Some(mail) = round.get(i) else { break };
                     std::thread::scope(|pair| {
                         let hosts: Vec<_> = (0..2)
-                            .map(|_| pair.spawn(|| mail_as_an_mta_would(concurrent, &sendmail, mail)))
+                            .map(|_| {
+                                pair.spawn(|| mail_as_an_mta_would(concurrent, &sendmail, mail))
+                            })
                             .collect();
                         for host in hosts {
                             let took = host.join().unwrap();
@@ -1420,13 +1565,19 @@ fn two_referees_race(dir: &Path, concurrent: &str, serial: &str, parallel: usize
     expected.sort();
     let got: Vec<String> = sent.keys().cloned().collect();
     if got != expected {
-        let missing: Vec<&String> = expected.iter().filter(|id| !sent.contains_key(*id)).collect();
+        let missing: Vec<&String> = expected
+            .iter()
+            .filter(|id| !sent.contains_key(*id))
+            .collect();
         let extra: Vec<&String> = got.iter().filter(|id| !expected.contains(id)).collect();
         wrong.push(format!(
             "not the replies of a serial run: missing {missing:?}, extra {extra:?}"
         ));
     }
-    let (racing, alone) = (Store::open(concurrent).unwrap(), Store::open(serial).unwrap());
+    let (racing, alone) = (
+        Store::open(concurrent).unwrap(),
+        Store::open(serial).unwrap(),
+    );
     let dumped = racing.dump().unwrap();
     let pending: Vec<&String> = (dumped.iter())
         .filter(|l| l.starts_with("outbox:") && l.contains("\"pending\""))
@@ -1437,7 +1588,11 @@ fn two_referees_race(dir: &Path, concurrent: &str, serial: &str, parallel: usize
     let serial_rows = alone.dump().unwrap();
     if dumped != serial_rows {
         let only = |a: &[String], b: &[String]| -> Vec<String> {
-            a.iter().filter(|l| !b.contains(l)).take(10).cloned().collect()
+            a.iter()
+                .filter(|l| !b.contains(l))
+                .take(10)
+                .cloned()
+                .collect()
         };
         wrong.push(format!(
             "rows unlike a serial run's: only here {:?}; only in the serial run {:?}",
@@ -1451,8 +1606,10 @@ fn two_referees_race(dir: &Path, concurrent: &str, serial: &str, parallel: usize
 #[test]
 fn two_referees_on_one_postgresql_store_send_each_reply_once() {
     let name = "two-referees";
-    let (Some(concurrent), Some(serial)) = (postgresql(name), postgresql(&format!("{name}-serial")))
-    else {
+    let Some(concurrent) = postgresql(name) else {
+        return;
+    };
+    let Some(serial) = postgresql(&format!("{name}-serial")) else {
         return;
     };
     let dir = common::temp_dir(name);

@@ -13,34 +13,21 @@ pub enum Param<'a> {
     Text(Option<&'a str>),
 }
 
-impl From<i64> for Param<'_> {
-    fn from(v: i64) -> Self {
-        Param::Int(Some(v))
-    }
+/// Counts, times and flags, as BIGINT (a count past i64 is none we keep).
+macro_rules! int_param {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Param<'_> {
+            fn from(v: $t) -> Self {
+                Param::Int(Some(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+        }
+    )*};
 }
-impl From<u64> for Param<'_> {
-    fn from(v: u64) -> Self {
-        Param::Int(Some(v.try_into().unwrap_or(i64::MAX)))
-    }
-}
-impl From<u32> for Param<'_> {
-    fn from(v: u32) -> Self {
-        Param::Int(Some(v.into()))
-    }
-}
-impl From<usize> for Param<'_> {
-    fn from(v: usize) -> Self {
-        Param::Int(Some(v.try_into().unwrap_or(i64::MAX)))
-    }
-}
-impl From<bool> for Param<'_> {
-    fn from(v: bool) -> Self {
-        Param::Int(Some(v.into()))
-    }
-}
+int_param!(i64, u64, u32, usize, bool);
+
 impl From<Option<u64>> for Param<'_> {
     fn from(v: Option<u64>) -> Self {
-        Param::Int(v.map(|v| v.try_into().unwrap_or(i64::MAX)))
+        Param::Int(v.map(|v| i64::try_from(v).unwrap_or(i64::MAX)))
     }
 }
 impl From<f64> for Param<'_> {
