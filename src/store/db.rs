@@ -249,7 +249,30 @@ mod lite {
         }
     }
 
+    /// Makes the file (and its folder) the owner's alone if missing: it
+    /// holds the players' addresses and the secret, whatever the umask of
+    /// the MTA that started us (SQLite's own files beside take its mode).
+    fn make_private(path: &Path) -> std::io::Result<()> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)?;
+        }
+        let made = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path);
+        match made {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            other => other.map(drop),
+        }
+    }
+
     pub fn open(path: &Path) -> Result<Lite, DbError> {
+        make_private(path).map_err(|e| DbError {
+            message: format!("{}: {e}", path.display()),
+            kind: DbErrorKind::Transient,
+        })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX

@@ -110,16 +110,6 @@ impl Store {
     /// [`Store::open`], where a folder store beside is no matter (the
     /// import's target).
     fn open_as_is(location: &str) -> Result<Store, StoreError> {
-        if !location.contains("://") {
-            make_folder_of(Path::new(location))?;
-            made_private(Path::new(location)).map_err(|e| StoreError::Db {
-                store: location.to_string(),
-                error: DbError {
-                    message: e.to_string(),
-                    kind: DbErrorKind::Transient,
-                },
-            })?;
-        }
         let fail = |error: DbError| StoreError::Db {
             store: shown(location),
             error,
@@ -302,43 +292,6 @@ fn check_not_a_folder_store(path: &Path) -> Result<(), StoreError> {
         }
     }
     Ok(())
-}
-
-/// Makes the database's folder (the owner's alone) when missing.
-fn make_folder_of(path: &Path) -> Result<(), StoreError> {
-    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !folder.is_dir() {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::DirBuilderExt;
-                builder.mode(0o700);
-            }
-            builder.create(folder).map_err(|e| StoreError::Db {
-                store: path.display().to_string(),
-                error: DbError {
-                    message: format!("{}: {e}", folder.display()),
-                    kind: DbErrorKind::Transient,
-                },
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Makes the database file, the owner's alone, if missing: it holds the
-/// players' addresses and the secret, whatever the umask of the MTA that
-/// started us (SQLite's own files, beside it, take its permissions).
-fn made_private(path: &Path) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        other => other.map(drop),
-    }
 }
 
 /// Seconds since 1970, for the records.
