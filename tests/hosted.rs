@@ -2478,6 +2478,39 @@ fn with_log_move(received: &Outgoing, pit: &str) -> Outgoing {
     filled
 }
 
+/// Issue 43: a whole game where every move is made on the sheet only, as
+/// the broadcast asks (the move written in the log in place of the `?`, no
+/// move line, nothing else written), both players pressing reply.
+#[test]
+fn a_whole_game_is_played_with_every_move_written_on_the_sheet_only() {
+    let world = World::new("sheet-only");
+    let (mut alice, mut bob) = world.game_on();
+    let mut rng = SplitMix64::new(43);
+    for n in 0..400 {
+        let sheet = Sheet::parse(&alice.body).unwrap();
+        let Some(side) = sheet.game.to_move() else {
+            break;
+        };
+        let legal = sheet.game.legal_moves();
+        let pit = legal.nth(rng.below(legal.len())).unwrap().to_string();
+        let (from, received) = match side {
+            Side::South => (ALICE, &alice),
+            Side::North => (BOB, &bob),
+        };
+        let out = world.deliver(&press_reply(
+            from,
+            &with_log_move(received, &pit),
+            "",
+            &format!("so{n}@x"),
+        ));
+        assert_eq!(out.len(), 2, "both get the board: {}", out[0].body);
+        (alice, bob) = (to(&out, ALICE), to(&out, BOB));
+        assert_eq!(world.the_game().turns.len(), n + 1, "turn {n} played once");
+    }
+    assert!(world.the_game().game().unwrap().is_over(), "the game ends");
+    assert!(alice.body.contains("Result: ") && bob.body.contains("Result: "));
+}
+
 /// A move written in the log of an older mail than the game's is out of
 /// date, as a move line on it is; written in the latest mail's log it is
 /// played; an old board with words alone is no move, and the words reach
