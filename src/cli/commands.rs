@@ -511,7 +511,12 @@ const GAMES_SHOWN: usize = 20;
 /// store not yet made makes nothing.
 fn existing_store(named: Option<String>) -> Result<Option<Store>, Failure> {
     let location = store_location(named);
-    if location.contains("://") || Path::new(&location).exists() {
+    let path = Path::new(&location);
+    // (A folder store beside is opened, to be refused with the command that moves it.)
+    let beside_old = path
+        .parent()
+        .is_some_and(|folder| folder.join("key").is_file());
+    if location.contains("://") || path.exists() || beside_old {
         open_store(&location).map(Some)
     } else {
         Ok(None)
@@ -766,7 +771,11 @@ fn store_action(action: super::args::StoreAction) -> CliResult {
             store
                 .backup(&file)
                 .map_err(|e| Failure::tempfail(e.to_string()))?;
-            log(&format!("- {} copied to {}", store.location(), file.display()));
+            log(&format!(
+                "- {} copied to {}",
+                store.location(),
+                file.display()
+            ));
             Ok(())
         }
     }

@@ -210,7 +210,9 @@ fn owner_secret(
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if used() {
-                return Err(format!("{shown} is missing, and keys were handed out from it"));
+                return Err(format!(
+                    "{shown} is missing, and keys were handed out from it"
+                ));
             }
             let fresh = mancala::store::fresh_secret().map_err(|e| e.to_string())?;
             let mut options = std::fs::OpenOptions::new();
@@ -219,8 +221,10 @@ fn owner_secret(
             std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
             match options.open(&path) {
                 Ok(mut file) => {
-                    (file.write_all(fresh.as_bytes()).and_then(|()| file.sync_all()))
-                        .map_err(|e| format!("{shown}: {e}"))?;
+                    (file
+                        .write_all(fresh.as_bytes())
+                        .and_then(|()| file.sync_all()))
+                    .map_err(|e| format!("{shown}: {e}"))?;
                 }
                 // Another mail made it first: theirs it is.
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}

@@ -206,14 +206,8 @@ pub fn send_owed(
 ) -> Result<(), DeliveryError> {
     let mut retry = None;
     for mail in store.owed(which)? {
-        store.transact(|| -> Result<(), DeliveryError> {
-            if !store.claim(&mail.message_id)? {
-                return Ok(()); // another referee sent it
-            }
-            if let Some(delivery) = post(&mail, postman, report, &mut retry) {
-                store.settle(&mail.message_id, &delivery)?;
-            }
-            Ok(())
+        store.sending(&mail.message_id, || {
+            post(&mail, postman, report, &mut retry)
         })?;
     }
     retry.map_or(Ok(()), |e| Err(DeliveryError::Send(e)))

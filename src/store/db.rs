@@ -73,7 +73,9 @@ pub struct Row(Vec<Value>);
 impl Row {
     /// Column `i`, if the row has one.
     pub fn value(&self, i: usize) -> Result<&Value, DbError> {
-        self.0.get(i).ok_or_else(|| DbError::shape(i, "a column", &Value::Null))
+        self.0
+            .get(i)
+            .ok_or_else(|| DbError::shape(i, "a column", &Value::Null))
     }
 
     fn at(&self, i: usize) -> &Value {
@@ -185,6 +187,27 @@ pub trait Db {
             Kind::Postgres => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
         }
     }
+    /// Begins a transaction for sending one reply under its row's lock:
+    /// no conflict can undo it once the reply is handed on (PostgreSQL's
+    /// READ COMMITTED reads the row again once a lock it waited for is
+    /// free), and its commit need not be durable: lost, the reply goes
+    /// again under the same Message-ID.
+    fn begin_sending(&mut self) -> Result<(), DbError> {
+        match self.kind() {
+            Kind::Sqlite => self.batch("PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE"),
+            Kind::Postgres => self
+                .batch("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = off"),
+        }
+    }
+    /// Ends it; later decisions are durable again.
+    fn end_sending(&mut self, commit: bool) -> Result<(), DbError> {
+        let end = if commit { "COMMIT" } else { "ROLLBACK" };
+        let done = self.batch(end);
+        if self.kind() == Kind::Sqlite {
+            self.batch("PRAGMA synchronous = FULL")?;
+        }
+        done
+    }
     /// Copies the whole database, consistent, into a new SQLite file at
     /// `to` while others write (SQLite only: PostgreSQL has `pg_dump`).
     fn backup(&mut self, to: &Path) -> Result<(), DbError>;
@@ -211,6 +234,7 @@ mod lite {
     use std::path::Path;
     use std::time::Duration;
 
+    use rusqlite::config::DbConfig;
     use rusqlite::types::{ToSqlOutput, ValueRef};
     use rusqlite::{Connection, ErrorCode, OpenFlags};
 
@@ -255,7 +279,10 @@ mod lite {
     fn make_private(path: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(folder)?;
         }
         let made = std::fs::OpenOptions::new()
             .write(true)
@@ -280,6 +307,11 @@ mod lite {
         let conn = Connection::open_with_flags(path, flags).map_err(error)?;
         // Another referee's transaction is waited for, not failed on.
         conn.busy_timeout(Duration::from_secs(60)).map_err(error)?;
+        // One process a mail: the write-ahead log is kept for the next one
+        // (checkpointed as it grows), not folded into the file and made
+        // again, two fsyncs each, by every process.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(error)?;
         // WAL: readers beside the writer; FULL: a commit is on the disk
         // before a reply it owes is sent. Turning a new file to WAL while
         // another referee opens it may be refused at once, not waited for:
@@ -287,9 +319,7 @@ mod lite {
         let mut tries = 0;
         loop {
             match conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;") {
-                Err(e)
-                    if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && tries < 200 =>
-                {
+                Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && tries < 200 => {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(50));
                 }
@@ -462,7 +492,10 @@ mod pg {
 
         fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Row>, DbError> {
             let statement = self.statement(sql)?;
-            let rows = self.client.query(&statement, &refs(params)).map_err(error)?;
+            let rows = self
+                .client
+                .query(&statement, &refs(params))
+                .map_err(error)?;
             let mut out = Vec::with_capacity(rows.len());
             for row in rows {
                 let mut values = Vec::with_capacity(row.len());
@@ -477,7 +510,8 @@ mod pg {
                     } else if *ty == Type::FLOAT8 {
                         row.try_get::<_, Option<f64>>(i).map(|v| v.map(Value::Real))
                     } else {
-                        row.try_get::<_, Option<String>>(i).map(|v| v.map(Value::Text))
+                        row.try_get::<_, Option<String>>(i)
+                            .map(|v| v.map(Value::Text))
                     };
                     values.push(value.map_err(error)?.unwrap_or(Value::Null));
                 }

@@ -323,23 +323,25 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn due(&self, now: u64, nudge: u64, forfeit: u64) -> Result<Due, StoreError> {
-        let rows = self.query(
-            "SELECT id FROM games WHERE idle IS NOT NULL
-              AND ((reminded IS NULL AND idle <= $1) OR idle <= $2)
-             UNION SELECT scope FROM outbox WHERE state = 'pending'
-             ORDER BY 1",
+        // Two lookups, each by its index: idle games, and replies owed.
+        let mut rows = self.query(
+            "SELECT id FROM games WHERE idle <= $1 AND (reminded IS NULL OR idle <= $2)",
             params![
                 now.saturating_sub(nudge),
                 now.checked_sub(forfeit).map_or(-1, |t| t as i64)
             ],
         )?;
-        let mut due = Due::default();
+        rows.extend(self.query(
+            "SELECT DISTINCT scope FROM outbox WHERE state = 'pending'",
+            params![],
+        )?);
+        let mut games = std::collections::BTreeSet::new();
         for row in rows {
-            if let Some(id) = GameId::parse(&row.text(0).map_err(self.fail())?) {
-                due.games.push(id);
-            }
+            games.extend(GameId::parse(&row.text(0).map_err(self.fail())?));
         }
-        Ok(due)
+        Ok(Due {
+            games: games.into_iter().collect(),
+        })
     }
 
     /// The keyless address with this digest (a fresh record if new).
@@ -373,7 +375,11 @@ impl Store {
             "INSERT INTO senders (digest, events, answered) VALUES ($1, $2, $3)
              ON CONFLICT (digest) DO UPDATE SET events = excluded.events,
               answered = excluded.answered",
-            params![record.digest.as_str(), record.events, answered.join(",").as_str()],
+            params![
+                record.digest.as_str(),
+                record.events,
+                answered.join(",").as_str()
+            ],
         )?;
         Ok(())
     }
@@ -411,7 +417,9 @@ impl Store {
             "INSERT INTO handled (scope, mail, event, time) VALUES ($1, $2, $3, $4)",
             params![scope.as_str(), mail.0.as_str(), event, now],
         )?;
-        if let Some(forget) = event.checked_sub(SENDER_MAILS_KEPT).filter(|_| scope.starts_with('s'))
+        if let Some(forget) = event
+            .checked_sub(SENDER_MAILS_KEPT)
+            .filter(|_| scope.starts_with('s'))
         {
             // A sender's last mails only: forged mail must not grow the store.
             self.execute(
@@ -506,7 +514,7 @@ impl Store {
     ///
     /// # Errors
     /// The store's.
-    pub fn settle(&self, message_id: &str, delivery: &Delivery) -> Result<(), StoreError> {
+    pub(super) fn settle(&self, message_id: &str, delivery: &Delivery) -> Result<(), StoreError> {
         let (state, why) = match delivery {
             Delivery::Pending => return Ok(()),
             Delivery::Sent => ("sent", None),
@@ -521,14 +529,8 @@ impl Store {
     }
 
     /// Is `message_id` still owed? On PostgreSQL the row is also locked
-    /// until the transaction under way ends; another referee sending it is
-    /// waited for (then it is sent, or tried again by the one whose
-    /// process died): each reply goes once, however many referees deliver
-    /// the same mail.
-    ///
-    /// # Errors
-    /// The store's.
-    pub fn claim(&self, message_id: &str) -> Result<bool, StoreError> {
+    /// until the transaction under way ends (see [`Store::sending`]).
+    pub(super) fn claim(&self, message_id: &str) -> Result<bool, StoreError> {
         let lock = match self.kind() {
             super::Kind::Postgres => " FOR UPDATE",
             super::Kind::Sqlite => "",

@@ -129,7 +129,11 @@ impl Store {
         senders: &[(String, FileSender)],
     ) -> Result<Imported, ImportError> {
         let held = self.query("SELECT value FROM meta WHERE name = 'secret'", params![])?;
-        let held = held.first().map(|r| r.text(0)).transpose().map_err(self.fail())?;
+        let held = held
+            .first()
+            .map(|r| r.text(0))
+            .transpose()
+            .map_err(self.fail())?;
         if held.as_deref() != Some(secret) {
             if !self.is_empty()? {
                 return Err(ImportError::Unreadable(vec![format!(
@@ -169,7 +173,10 @@ impl Store {
     }
 
     fn has_any_handled(&self, scope: &str) -> Result<bool, StoreError> {
-        let rows = self.query("SELECT 1 FROM handled WHERE scope = $1 LIMIT 1", params![scope])?;
+        let rows = self.query(
+            "SELECT 1 FROM handled WHERE scope = $1 LIMIT 1",
+            params![scope],
+        )?;
         Ok(!rows.is_empty())
     }
 
@@ -228,7 +235,10 @@ fn read_folder(
         )]));
     }
     for path in names(dir) {
-        let Some(stem) = path.file_name().and_then(|n| n.to_str()?.strip_suffix(".json")) else {
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str()?.strip_suffix(".json"))
+        else {
             continue;
         };
         let read = match is_plain_file(&path) {
@@ -247,7 +257,10 @@ fn read_folder(
         }
     }
     for path in names(&dir.join("senders")) {
-        let Some(digest) = path.file_name().and_then(|n| n.to_str()?.strip_suffix(".json")) else {
+        let Some(digest) = path
+            .file_name()
+            .and_then(|n| n.to_str()?.strip_suffix(".json"))
+        else {
             continue;
         };
         let read = match is_plain_file(&path) {

@@ -125,8 +125,8 @@ impl Store {
                 })
             }
         }
-        let rows = (db.query("SELECT value FROM meta WHERE name = 'secret'", params![]))
-            .map_err(fail)?;
+        let rows =
+            (db.query("SELECT value FROM meta WHERE name = 'secret'", params![])).map_err(fail)?;
         let secret = match rows.first().map(|r| r.text(0)) {
             Some(Ok(text)) => text,
             _ => {
@@ -191,7 +191,10 @@ impl Store {
     }
 
     fn execute(&self, sql: &str, params: &[db::Param]) -> Result<u64, StoreError> {
-        self.db.borrow_mut().execute(sql, params).map_err(self.fail())
+        self.db
+            .borrow_mut()
+            .execute(sql, params)
+            .map_err(self.fail())
     }
 
     fn query(&self, sql: &str, params: &[db::Param]) -> Result<Vec<db::Row>, StoreError> {
@@ -254,6 +257,28 @@ impl Store {
         conflict || matches!(ended, Err(e) if e.kind == DbErrorKind::Conflict)
     }
 
+    /// Sends the reply `message_id` with `send` if it is still owed (and,
+    /// on PostgreSQL, under its row's lock: another referee sending it is
+    /// waited for, then finds it sent), and notes how it went. Never run
+    /// twice: a failure after the send leaves the reply owed, to go again
+    /// under the same Message-ID.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn sending(
+        &self,
+        message_id: &str,
+        send: impl FnOnce() -> Option<Delivery>,
+    ) -> Result<(), StoreError> {
+        self.db.borrow_mut().begin_sending().map_err(self.fail())?;
+        let done = self.claim(message_id).and_then(|owed| match owed {
+            true => send().map_or(Ok(()), |delivery| self.settle(message_id, &delivery)),
+            false => Ok(()),
+        });
+        let ended = self.db.borrow_mut().end_sending(done.is_ok());
+        done.and(ended.map_err(self.fail()))
+    }
+
     /// Copies the store, consistent, into the SQLite file `to` while mail
     /// flows (a PostgreSQL store: `pg_dump`, see docs/operating.md).
     ///
@@ -300,4 +325,3 @@ pub fn now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
-

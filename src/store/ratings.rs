@@ -107,7 +107,12 @@ pub(super) fn count_if_ended(
         Some(Side::North) => Outcomes::LOSS,
         None => Outcomes::DRAW,
     };
-    let (south, north) = glicko2(&rows[0].0, &rows[1].0, &outcome_for_south, &Glicko2Config::new());
+    let (south, north) = glicko2(
+        &rows[0].0,
+        &rows[1].0,
+        &outcome_for_south,
+        &Glicko2Config::new(),
+    );
     for (i, new) in [south, north].into_iter().enumerate() {
         let side = Side::BOTH[i];
         let [games, mut wins, mut draws, mut losses] = rows[i].1;
@@ -140,7 +145,8 @@ pub(super) fn count_if_ended(
     Ok(())
 }
 
-const RATING_COLUMNS: &str = "mailbox, ruleset, name, rating, deviation, games, wins, draws, losses";
+const RATING_COLUMNS: &str =
+    "mailbox, ruleset, name, rating, deviation, games, wins, draws, losses";
 
 impl Store {
     fn ratings_where(

@@ -79,7 +79,10 @@ impl MailKey {
     /// older mails: a digest of it, marked apart from full keys.
     pub fn short(&self) -> String {
         let hash = ring::digest::digest(&ring::digest::SHA256, self.0.as_bytes());
-        let hex: String = hash.as_ref()[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = hash.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         format!("~{hex}")
     }
 

@@ -44,7 +44,7 @@ CREATE TABLE games (
     under_way BIGINT NOT NULL,
     idle BIGINT
 );
-CREATE INDEX games_under_way ON games (under_way, created);
+CREATE INDEX games_under_way ON games (under_way, created, id);
 CREATE INDEX games_idle ON games (idle);
 CREATE TABLE turns (
     game TEXT NOT NULL,

@@ -110,16 +110,7 @@ impl HostedReferee {
             .sowings()
             .first()
             .map_or(sheet.game.first(), |s| s.side);
-        self.propose(
-            secrets,
-            letter,
-            inviter,
-            false,
-            Ok(sheet),
-            side,
-            None,
-            news,
-        )
+        self.propose(secrets, letter, inviter, false, Ok(sheet), side, None, news)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -145,9 +136,7 @@ impl HostedReferee {
         };
         let mut sender = self.sender(secrets, &inviter.address)?;
         let plays_here = self.counts_as_player(&sender.record, &inviter.address)?;
-        if let Some(report) =
-            self.sender_gate(&mut sender, letter, plays_here, !verified)?
-        {
+        if let Some(report) = self.sender_gate(&mut sender, letter, plays_here, !verified)? {
             return Ok(report);
         }
         let refuse = |sender: Transaction<'_, crate::store::SenderRecord>, refusal: Refusal| {

@@ -67,9 +67,7 @@ impl HostedReferee {
         }
         if let Some(start) = self.start_sheet(letter, from) {
             return match start {
-                Ok((sheet, news)) => {
-                    self.propose_sheet(secrets, letter, from, sheet, news)
-                }
+                Ok((sheet, news)) => self.propose_sheet(secrets, letter, from, sheet, news),
                 Err(refusal) => self.refuse_keyless(secrets, letter, from, &refusal),
             };
         }
@@ -100,13 +98,7 @@ impl HostedReferee {
         };
         let answer = (body, reply_to);
         let counted_as_player = plays_in(games, &from.address);
-        self.answer_sender(
-            secrets,
-            letter,
-            from,
-            Some(counted_as_player),
-            answer,
-        )
+        self.answer_sender(secrets, letter, from, Some(counted_as_player), answer)
     }
 
     /// A player's mail without a key: the answers to its questions about
@@ -260,7 +252,11 @@ impl HostedReferee {
     ) -> Result<Option<Report>, DeliveryError> {
         let mut sender = self.sender(secrets, &from.address)?;
         let spent = sender.record.answers_today(store::now()) >= PLAYER_ANSWERS;
-        if !spent && !self.store.has_handled(&sender.record.scope(), &letter.identity)? {
+        if !spent
+            && !self
+                .store
+                .has_handled(&sender.record.scope(), &letter.identity)?
+        {
             return Ok(None);
         }
         self.sender_gate(&mut sender, letter, true, true)

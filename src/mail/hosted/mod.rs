@@ -167,12 +167,7 @@ impl HostedReferee {
             }
         }
         let Some(record) = self.store.load_game(&id)? else {
-            return self.refuse_keyless(
-                secrets,
-                letter,
-                from,
-                &Refusal::NoGame(id.to_string()),
-            );
+            return self.refuse_keyless(secrets, letter, from, &Refusal::NoGame(id.to_string()));
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, &id, e))?;
         let mut game = Transaction::new(&self.store, hosted);

@@ -116,11 +116,7 @@ impl Scene<'_> {
     /// answers are on the game after the mail, not before it. A game file
     /// that cannot be read is an error, not a game left out.
     fn games_now(&self, record: &GameRecord, address: &str) -> Result<Vec<GameRecord>, StoreError> {
-        let mut games = self
-            .referee
-            .store
-            .games_of(address)?
-            .whole()?;
+        let mut games = self.referee.store.games_of(address)?.whole()?;
         match games.iter_mut().find(|g| g.id == record.id) {
             Some(stored) => *stored = record.clone(),
             None => games.push(record.clone()),

@@ -110,7 +110,12 @@ impl HostedReferee {
                     Err(skip) => return Ok(Some(skip)),
                 };
                 run.done.push(what);
-                send_owed(&self.store, Owed::Of(id.as_str()), postman, &mut Report::default())?;
+                send_owed(
+                    &self.store,
+                    Owed::Of(id.as_str()),
+                    postman,
+                    &mut Report::default(),
+                )?;
                 Ok(None)
             };
             match sent() {
