@@ -489,7 +489,10 @@ fn a_closed_standard_output_never_becomes_a_store_file() {
             })
             .collect()
     }
-    for file in files(&dir).into_iter().filter(|f| !f.starts_with(dir.join("out"))) {
+    for file in files(&dir)
+        .into_iter()
+        .filter(|f| !f.starts_with(dir.join("out")))
+    {
         let bytes = std::fs::read(&file).unwrap();
         assert!(
             !String::from_utf8_lossy(&bytes).contains("Message-ID:"),
@@ -556,7 +559,12 @@ fn mail_reads_its_variables_for_the_flags_not_given() {
         child.wait_with_output().unwrap()
     };
     let games = |store: &std::path::Path| match store.exists() {
-        true => (mancala::store::Store::open(store).unwrap().list().unwrap().games).len(),
+        true => (mancala::store::Store::open(store)
+            .unwrap()
+            .list()
+            .unwrap()
+            .games)
+            .len(),
         false => 0,
     };
     let from = std::path::Path::new("ref@env.example");

@@ -569,7 +569,11 @@ fn a_huge_preview_or_a_flood_of_if_lines_costs_little_and_keeps_the_file_small()
     ));
     let store = mancala::store::Store::open(&referee.store).unwrap();
     for game in store.list().unwrap().games {
-        assert!(game.conditions.len() <= 20, "{} conditions kept", game.conditions.len());
+        assert!(
+            game.conditions.len() <= 20,
+            "{} conditions kept",
+            game.conditions.len()
+        );
     }
     let rows = store.dump().unwrap().concat().len();
     assert!(rows < 64_000, "the store's rows hold {rows} bytes");

@@ -85,7 +85,6 @@ fn outcome(store: &Path, out: &Path) -> (Vec<String>, Vec<String>) {
     (sent, rows)
 }
 
-
 /// What the referee is run on: a mail on standard input, `mancala remind`
 /// with these flags, `mancala maildir` on the folder's `maildir/`, or
 /// `mancala store import` of its `old/`.
@@ -419,7 +418,12 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
     let invitation = deliver(&format!(
         "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <pc1@players.example>\n\nnew super-wari with Bob <{BOB}>\n"
     ));
-    let boards = deliver(&press_reply(BOB, &to(&invitation, BOB), "accept", "pa@players.example"));
+    let boards = deliver(&press_reply(
+        BOB,
+        &to(&invitation, BOB),
+        "accept",
+        "pa@players.example",
+    ));
     let play = press_reply(ALICE, &to(&boards, ALICE), "move c", "pm@players.example");
     drop(referee); // a copy is made of a database nobody is connected to
     let work = common::temp_dir("crash-pg");
@@ -441,7 +445,10 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
     };
     let outcome = |store: &str, out: &Path| {
         let mut sent: Vec<String> = std::fs::read_dir(out)
-            .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         sent.sort();
         (sent, Store::open(store).unwrap().dump().unwrap())
@@ -450,7 +457,15 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
     let whole = common::pg::copy_of(&before, "crash_whole").unwrap();
     let out = work.join("out-whole");
     let trace = work.join("trace");
-    let traced = ["strace", "-f", "-qq", "-e", "trace=sendto", "-o", trace.to_str().unwrap()];
+    let traced = [
+        "strace",
+        "-f",
+        "-qq",
+        "-e",
+        "trace=sendto",
+        "-o",
+        trace.to_str().unwrap(),
+    ];
     assert!(run(&whole, &out, &traced).success());
     let expected = outcome(&whole, &out);
     assert_eq!(expected.0.len(), 2, "the move's two replies");
@@ -464,14 +479,33 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
         let store = common::pg::copy_of(&before, &format!("crash_{n}")).unwrap();
         let out = work.join(format!("out-{n}"));
         let inject = format!("inject=sendto:signal=SIGKILL:when={n}");
-        let killed = run(&store, &out, &["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=sendto", "-e", &inject]);
+        let killed = run(
+            &store,
+            &out,
+            &[
+                "strace",
+                "-f",
+                "-qq",
+                "-o",
+                "/dev/null",
+                "-e",
+                "trace=sendto",
+                "-e",
+                &inject,
+            ],
+        );
         use std::os::unix::process::ExitStatusExt;
         assert!(
             killed.signal() == Some(9) || killed.code() == Some(137),
             "sendto #{n} was not killed: {killed:?}"
         );
-        assert!(run(&store, &out, &[]).success(), "the retry after sendto #{n}");
+        assert!(
+            run(&store, &out, &[]).success(),
+            "the retry after sendto #{n}"
+        );
         assert_eq!(outcome(&store, &out), expected, "killed at sendto #{n}");
     }
-    println!("{sends} kills on PostgreSQL, each followed by a retry: nothing lost, nothing doubled");
+    println!(
+        "{sends} kills on PostgreSQL, each followed by a retry: nothing lost, nothing doubled"
+    );
 }

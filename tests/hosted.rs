@@ -879,7 +879,9 @@ fn a_damaged_game_file_holds_invitations_until_mended() {
     let world = World::new("damaged-invite");
     world.game_on();
     let id = world.the_game().id;
-    if !world.tamper(&format!("UPDATE games SET standing = '{{ damaged' WHERE id = '{id}'")) {
+    if !world.tamper(&format!(
+        "UPDATE games SET standing = '{{ damaged' WHERE id = '{id}'"
+    )) {
         return;
     }
     let err = world
@@ -1378,7 +1380,10 @@ fn a_900_kb_message_id_leaves_the_store_and_the_headers_small() {
         .all(|o| o.in_reply_to.is_none() && o.references.iter().all(|r| r.len() < 300)));
     // Nothing of it is kept: the store's rows, and (SQLite) its files.
     let rows = world.store().dump().unwrap().concat();
-    assert!(!rows.contains(&"x".repeat(300)), "a row holds the Message-ID");
+    assert!(
+        !rows.contains(&"x".repeat(300)),
+        "a row holds the Message-ID"
+    );
     for entry in std::fs::read_dir(&world.dir).unwrap() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
         assert!(!bytes.windows(300).any(|w| w.iter().all(|&b| b == b'x')));
@@ -1609,13 +1614,7 @@ fn reminders_and_forfeits_follow_the_clock_and_a_failed_notice_goes_next_run() {
         Some(Side::North)
     );
     let out = run(
-        &[
-            "remind",
-            "--store",
-            world.store.as_str(),
-            "--from",
-            REFEREE,
-        ],
+        &["remind", "--store", world.store.as_str(), "--from", REFEREE],
         b"",
     );
     assert!(out.status.success());
@@ -1659,7 +1658,11 @@ fn a_store_of_a_newer_schema_is_kept_and_the_mail_deferred() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("newer than this referee's"), "{err}");
     assert!(err.contains("run a newer mancala"), "{err}");
-    assert_eq!(std::fs::read(&world.store).unwrap(), before, "never written");
+    assert_eq!(
+        std::fs::read(&world.store).unwrap(),
+        before,
+        "never written"
+    );
     for command in [&["games"][..], &["remind", "--from", REFEREE]] {
         let args = [command, &["--store", world.store.as_str()]].concat();
         let out = run(&args, b"");
@@ -1681,7 +1684,13 @@ fn a_game_of_format_1_imported_goes_on_and_its_unsent_replies_go_out() {
         .unwrap();
     }
     let out = run(
-        &["store", "import", old.to_str().unwrap(), "--store", world.store.as_str()],
+        &[
+            "store",
+            "import",
+            old.to_str().unwrap(),
+            "--store",
+            world.store.as_str(),
+        ],
         b"",
     );
     assert!(out.status.success(), "{}", common::stderr(&out));
@@ -1940,7 +1949,11 @@ fn an_old_accept_mailed_again_with_a_new_message_id_does_not_accept_an_offer_mad
     let (mut alice, mut bob) = world.game_on();
     let first_board = alice.clone();
     for turn in 0..5 {
-        let (from, received) = if turn % 2 == 0 { (ALICE, &alice) } else { (BOB, &bob) };
+        let (from, received) = if turn % 2 == 0 {
+            (ALICE, &alice)
+        } else {
+            (BOB, &bob)
+        };
         let sheet = Sheet::parse(&received.body).unwrap();
         let pit = sheet.game.legal_moves().first().unwrap();
         let out = world.deliver(&press_reply(
@@ -1954,7 +1967,12 @@ fn an_old_accept_mailed_again_with_a_new_message_id_does_not_accept_an_offer_mad
     // Bob moves and offers a draw: Alice is to answer it.
     let sheet = Sheet::parse(&bob.body).unwrap();
     let pit = sheet.game.legal_moves().first().unwrap();
-    let out = world.deliver(&press_reply(BOB, &bob, &format!("move {pit}\noffer draw"), "od@x"));
+    let out = world.deliver(&press_reply(
+        BOB,
+        &bob,
+        &format!("move {pit}\noffer draw"),
+        "od@x",
+    ));
     assert!(to(&out, ALICE).body.contains("offers a draw"));
     // Alice's accept of long ago, mailed again as a new mail: a new
     // Message-ID, no In-Reply-To, her first board quoted.
@@ -2040,14 +2058,19 @@ fn an_unreadable_game_file_defers_a_keyed_mails_questions_never_answering_them_w
         .find(|g| g.id != first)
         .expect("a second game")
         .id;
-    let standing = |text: &str| format!("UPDATE games SET standing = '{text}' WHERE id = '{other}'");
+    let standing =
+        |text: &str| format!("UPDATE games SET standing = '{text}' WHERE id = '{other}'");
     if !world.tamper(&standing("{ damaged")) {
         return;
     }
     // A move with a question that needs Alice's games: neither is done
     // while one of her games cannot be read.
     let mail = press_reply(ALICE, &alice, "move c\ngames", "uq@x");
-    let out = mail_cli(std::path::Path::new(&world.store), "stdout", mail.as_bytes());
+    let out = mail_cli(
+        std::path::Path::new(&world.store),
+        "stdout",
+        mail.as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
     assert!(
         common::stderr(&out).contains(&format!("game {other}")),
@@ -3023,4 +3046,25 @@ fn invitations_saved_up_and_answered_at_once_bring_their_inviter_at_most_six_mai
         told, 3,
         "3 answers that day already, then 3 of the 6 answers"
     );
+}
+
+/// A long opponent's name in a `games` answer is filled to the width (the
+/// fuzz test found one run past it); the stub postman checks every line.
+#[test]
+fn a_games_answer_with_a_long_name_keeps_within_the_line_width() {
+    let world = World::new("games-long-name");
+    let long = "a-very-long-local-part-for-a-name@players.example";
+    world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ln0@x>\n\nnew super-wari with {long}\n"
+    ));
+    // The newer game is listed first: the long name's line comes after its board.
+    world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ln1@x>\n\nnew wari with {BOB}\n"
+    ));
+    // Asked without a key, as the fuzzed mail did.
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nMessage-ID: <ln2@x>\n\ngames\n"
+    ));
+    let body = &to(&out, ALICE).body;
+    assert_eq!(body.matches("waiting for").count(), 2, "{body}");
 }

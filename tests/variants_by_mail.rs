@@ -151,7 +151,12 @@ fn a_hosted_game_in_a_variant_keeps_it_to_the_end() {
         "{}",
         mail.body
     );
-    let record = Store::open(dir.join("referee.db")).unwrap().list().unwrap().games.remove(0);
+    let record = Store::open(dir.join("referee.db"))
+        .unwrap()
+        .list()
+        .unwrap()
+        .games
+        .remove(0);
     assert_eq!(record.variant.as_deref(), Some("first-empty-wins"));
     // Help about the game says which variant it is played as.
     let help = deliver(
@@ -244,7 +249,12 @@ fn a_hosted_game_from_a_set_up_sheet_keeps_its_start() {
         "{}",
         bob.body
     );
-    let record = Store::open(dir.join("referee.db")).unwrap().list().unwrap().games.remove(0);
+    let record = Store::open(dir.join("referee.db"))
+        .unwrap()
+        .list()
+        .unwrap()
+        .games
+        .remove(0);
     let setup = record.setup.clone().expect("the store keeps the set-up");
     assert_eq!(
         (setup.south, setup.north, setup.stores),
@@ -261,7 +271,11 @@ fn a_hosted_game_from_a_set_up_sheet_keeps_its_start() {
     assert_eq!(sheet.game.start(), &start);
     assert_eq!(sheet.game.ply(), 2);
     assert_eq!(
-        Store::open(dir.join("referee.db")).unwrap().list().unwrap().games[0]
+        Store::open(dir.join("referee.db"))
+            .unwrap()
+            .list()
+            .unwrap()
+            .games[0]
             .game()
             .unwrap()
             .start(),

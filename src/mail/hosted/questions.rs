@@ -371,8 +371,9 @@ impl HostedReferee {
             };
             let yours = record.standing == Standing::Playing
                 && game.as_ref().and_then(Game::to_move) == Some(side);
-            let mut entry = format!(
-                "{} {}: against {}, {}\n    your key: {}\n",
+            // Filled: a long name must not run the line past the width.
+            let mut entry = crate::mail::wrap::fill(&format!(
+                "{} {}: against {}, {}\n",
                 record.ruleset.title(),
                 record.id,
                 record.player(side.other()).name,
@@ -381,8 +382,8 @@ impl HostedReferee {
                 } else {
                     state
                 },
-                secrets.token(&record.id, side)
-            );
+            ));
+            let _ = writeln!(entry, "    your key: {}", secrets.token(&record.id, side));
             if let Some(game) = game {
                 let _ = write!(entry, "\n{}", sheet_of(record, game));
             }
