@@ -1,9 +1,9 @@
 //! Bill Taylor's own mailbox, as the broadcast asks: players reply to his
 //! address with the board and their move; `mancala mail --owner ...
 //! --filter` (a procmail `:0 fw` filter) referees it. Whatever comes in
-//! goes out to Bill's inbox as it came, whole; the player is answered, and
-//! Bill's copy of the new board sent, through --send. Moves need the key
-//! of the side to move, kept by the filter in Bill's config folder.
+//! goes out to Bill's inbox as it came, whole; the players are mailed
+//! through --send. It is the hosted referee seated as Bill, on his store
+//! (SQLite in his data folder): moves need the key of the side to move.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -67,6 +67,19 @@ impl Mailbox {
         self.dir.join("config")
     }
 
+    /// Bill's store: the default one, in his data folder.
+    fn store(&self) -> PathBuf {
+        self.dir.join("data/mancala-referee/referee.db")
+    }
+
+    /// The turns of Bill's one game, as his store has them.
+    fn turns(&self) -> usize {
+        let store = mancala::store::Store::open(self.store()).unwrap();
+        let games = store.list().unwrap().games;
+        assert_eq!(games.len(), 1, "one game");
+        games[0].turns.len()
+    }
+
     /// The filter run on one mail: it must exit 0 and pass the mail through
     /// byte for byte. Returns the mails it sent.
     fn filter(&mut self, mail: &[u8]) -> Vec<Sent> {
@@ -84,6 +97,7 @@ impl Mailbox {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
             .args(&args)
             .env("XDG_CONFIG_HOME", self.config())
+            .env("XDG_DATA_HOME", self.dir.join("data"))
             .env("HOME", self.dir.join("home"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -115,6 +129,8 @@ impl Mailbox {
             .args(["mail", "--owner", BILL, "--filter", "--send"])
             .arg(format!("dir:{}", self.dir.join("out").display()))
             .env("XDG_CONFIG_HOME", self.config())
+            .env("XDG_DATA_HOME", self.dir.join("data"))
+            .env("HOME", self.dir.join("home"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -276,45 +292,41 @@ fn a_move_line_beside_a_log_whose_question_mark_is_deleted_is_played() {
     }
 }
 
+/// Bill's games are kept in his store (SQLite in his data folder), his
+/// alone; `mancala games` on it lists the game a reply to the broadcast
+/// started.
 #[test]
-fn the_secret_is_made_mode_600_and_a_lost_one_is_an_error() {
-    let mut bill = Mailbox::new("owner-secret");
-    let (you, _) = started(&mut bill);
-    let key = bill.config().join("mancala-referee/key");
+fn bills_games_are_kept_in_his_store_his_alone() {
+    let mut bill = Mailbox::new("owner-store");
+    started(&mut bill);
+    let store = bill.store();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+        let mode = std::fs::metadata(&store).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
-        let folder = std::fs::metadata(bill.config().join("mancala-referee")).unwrap();
+        let folder = std::fs::metadata(store.parent().unwrap()).unwrap();
         assert_eq!(folder.permissions().mode() & 0o777, 0o700);
     }
-    std::fs::remove_file(&key).unwrap();
-    let mail = reply(YOU, &you, "move a", "lost");
-    let out = bill.filter_output(mail.as_bytes());
-    assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
-    assert!(
-        common::stderr(&out).contains("key"),
-        "{}",
-        common::stderr(&out)
-    );
-    assert!(!key.exists(), "never made anew");
-    assert!(bill.sent().is_empty());
+    let games = stdout(&run(&["games", "--store", store.to_str().unwrap()], b""));
+    assert!(games.contains("Bill to move"), "{games}");
 }
 
-/// A key in a mail to an owner who has handed none out proves no secret
-/// was lost: a stranger's forged key line neither defers the mail (exit 75,
-/// the owner's mail held back for days) nor is answered; it reaches the
-/// inbox as it came.
+/// A key line that is no key of Bill's store (a stranger's forgery) makes
+/// nothing of the mail: a reply to the broadcast still starts its game, and
+/// nothing is deferred.
 #[test]
-fn a_forged_key_line_on_a_fresh_mailbox_passes_through_unanswered() {
+fn a_forged_key_line_is_no_key_and_the_broadcast_reply_starts_its_game() {
     let mut bill = Mailbox::new("owner-forged-key");
     let forged = first_reply().replace(
         "Move: c\n",
         "Move: c\n\nYour key for game k7q2mx: k7q2mx-0123456789ab\n",
     );
-    assert!(bill.filter(forged.as_bytes()).is_empty());
-    assert!(!bill.config().join("mancala-referee/key").exists());
+    let sent = bill.filter(forged.as_bytes());
+    assert_eq!(sent.len(), 2, "the game starts: you and Bill are mailed");
+    assert!(sent
+        .iter()
+        .all(|s| s.mail.text.contains("Yourname played c")));
 }
 
 /// A multipart mail of about `size` bytes: text, a PDF and a binary photo.
@@ -366,7 +378,12 @@ fn a_move_mail_with_a_pdf_reaches_the_inbox_with_the_pdf() {
     assert!(sent
         .iter()
         .all(|s| !s.mail.text.contains("no move was played")));
-    assert!(sent.iter().all(|s| s.mail.text.contains("Bill played a")));
+    let to_you = sent.iter().find(|s| s.to() == YOU).unwrap();
+    assert!(
+        to_you.mail.text.contains("Bill played a"),
+        "{}",
+        to_you.mail.text
+    );
 }
 
 #[test]
@@ -390,7 +407,13 @@ fn the_relay_attempt_mails_no_one() {
             "From: Stranger <stranger@elsewhere.example>\nTo: {BILL}\nSubject: game\nMessage-ID: <r{n}@x>\n\nmove c\n\n{}",
             quoted(&sheet)
         );
-        assert!(bill.filter(mail.as_bytes()).is_empty(), "mailed someone");
+        // A game with Bill at most: never a mail to the addresses the sheet names.
+        let sent = bill.filter(mail.as_bytes());
+        assert!(
+            sent.iter()
+                .all(|s| [BILL, "stranger@elsewhere.example"].contains(&s.to())),
+            "mailed someone"
+        );
     }
 }
 
@@ -410,16 +433,14 @@ fn keyless(from: &str, received: &Sent, words: &str, id: &str) -> String {
     )
 }
 
-/// The forged mail is not played, and only Bill is told why.
-fn only_bill_is_told(bill: &mut Mailbox, forged: &str) {
+/// The forged mail plays nothing, and mails none but its writer's From
+/// (told how a game starts, at most).
+fn not_played(bill: &mut Mailbox, forged: &str, from: &str) {
+    let before = bill.turns();
     let sent = bill.filter(forged.as_bytes());
-    assert_eq!(sent.len(), 1, "Bill alone is told");
-    assert_eq!(sent[0].to(), BILL);
-    let text = &sent[0].mail.text;
-    assert!(
-        text.contains("was not played") && text.contains("no valid game key"),
-        "{text}"
-    );
+    assert!(sent.iter().all(|s| s.to() == from), "mailed another");
+    assert!(sent.iter().all(|s| !s.mail.text.contains(" played ")));
+    assert_eq!(bill.turns(), before, "nothing played");
 }
 
 #[test]
@@ -427,13 +448,18 @@ fn a_forged_from_move_is_not_played_for_bill() {
     let mut bill = Mailbox::new("owner-forged");
     let (you, copy) = started(&mut bill);
     // Bill to move: a forger quotes the board with his From, without his key.
-    only_bill_is_told(&mut bill, &keyless(BILL, &copy, "move f", "f1"));
-    // Nor is your own From with the board: no key, no move, no answer.
-    only_bill_is_told(&mut bill, &keyless(YOU, &you, "move a", "f2"));
+    not_played(&mut bill, &keyless(BILL, &copy, "move f", "f1"), BILL);
+    // Nor is your own From with the board: no key, no move.
+    not_played(&mut bill, &keyless(YOU, &you, "move a", "f2"), YOU);
     // Bill's real reply still plays: the game did not move meanwhile.
     let sent = bill.filter(reply(BILL, &copy, "move f", "real").as_bytes());
     assert_eq!(sent.len(), 2);
-    assert!(sent.iter().all(|s| s.mail.text.contains("Bill played f")));
+    let to_you = sent.iter().find(|s| s.to() == YOU).unwrap();
+    assert!(
+        to_you.mail.text.contains("Bill played f"),
+        "{}",
+        to_you.mail.text
+    );
 }
 
 #[test]
@@ -442,19 +468,22 @@ fn a_forged_from_move_is_not_played_for_you() {
     let (_, copy) = started(&mut bill);
     let sent = bill.filter(reply(BILL, &copy, "move f", "b1").as_bytes());
     let you = sent.into_iter().find(|s| s.to() == YOU).unwrap();
-    only_bill_is_told(&mut bill, &keyless(YOU, &you, "move a", "fy"));
+    not_played(&mut bill, &keyless(YOU, &you, "move a", "fy"), YOU);
     // Your real reply plays.
     let sent = bill.filter(reply(YOU, &you, "move a", "y1").as_bytes());
     assert_eq!(sent.len(), 2);
-    assert!(sent
-        .iter()
-        .all(|s| s.mail.text.contains("Yourname played a")));
+    let to_bill = sent.iter().find(|s| s.to() == BILL).unwrap();
+    assert!(
+        to_bill.mail.text.contains("Yourname played a"),
+        "{}",
+        to_bill.mail.text
+    );
 }
 
 /// A keyed player quotes a sheet the referee never sent: their key line,
 /// the real seats, but a log that says Bill played what he did not, or a
-/// start set up to win. Nothing is played, and only Bill is told; the real
-/// board still plays.
+/// start set up to win. Nothing is played: the writer is told the board is
+/// not the game's, and Bill gets a copy; the real board still plays.
 #[test]
 fn a_made_up_sheet_with_a_real_key_is_not_played() {
     use mancala::engine::{Pit, Position, Side};
@@ -492,20 +521,26 @@ fn a_made_up_sheet_with_a_real_key_is_not_played() {
     .unwrap();
     let set_up = Sheet::from_position(start, real.players.clone());
     for (n, sheet) in [other_log, set_up].iter().enumerate() {
+        let before = bill.turns();
         let sent = bill.filter(made_up(sheet, &format!("m{n}")).as_bytes());
-        assert_eq!(sent.len(), 1, "Bill alone is told");
-        assert_eq!(sent[0].to(), BILL);
-        let text = &sent[0].mail.text;
-        assert!(
-            text.contains("was not played") && text.contains("another board than the one quoted"),
-            "{text}"
-        );
+        assert_eq!(sent.len(), 2, "the writer is told, and Bill gets a copy");
+        for mail in &sent {
+            let text = &mail.mail.text;
+            assert!(text.contains("no move was played"), "{text}");
+        }
+        assert!(sent
+            .iter()
+            .any(|s| s.to() == BILL && s.mail.text.contains("Your referee answered")));
+        assert_eq!(bill.turns(), before, "nothing played");
     }
     let sent = bill.filter(reply(YOU, &you, "move d", "y1").as_bytes());
     assert_eq!(sent.len(), 2);
-    assert!(sent
-        .iter()
-        .all(|s| s.mail.text.contains("Yourname played d")));
+    let to_bill = sent.iter().find(|s| s.to() == BILL).unwrap();
+    assert!(
+        to_bill.mail.text.contains("Yourname played d"),
+        "{}",
+        to_bill.mail.text
+    );
 }
 
 /// A sheet with no seats' addresses starts a game, keyless: only from the
@@ -549,7 +584,7 @@ fn a_new_game_begins_only_from_the_start_board() {
         assert_eq!(sent[0].to(), YOU);
         let text = &sent[0].mail.text;
         assert!(
-            text.contains("no move was played") && text.contains("begins from the start board"),
+            text.contains("nothing was done") && text.contains("begins from the start board"),
             "{text}"
         );
     }
@@ -656,40 +691,44 @@ fn move_on_and_move_house_and_a_quoted_board_get_no_answer() {
     assert!(bill.filter(copy.raw.as_bytes()).is_empty());
 }
 
+/// The broadcast answered five times by one player: the first starts the
+/// game; the others restart nothing, each told the game is under way,
+/// within a stranger's three answers a day.
 #[test]
-fn a_stranger_is_answered_at_most_three_times_a_day() {
+fn the_broadcast_answered_again_restarts_nothing() {
     let mut bill = Mailbox::new("owner-stranger");
-    let answered: usize = (0..5)
+    started(&mut bill);
+    let answered: Vec<usize> = (1..5)
         .map(|n| {
             let mail = first_reply().replace("<o0@", &format!("<s{n}@"));
-            bill.filter(mail.as_bytes()).len()
+            let sent = bill.filter(mail.as_bytes());
+            assert!(sent
+                .iter()
+                .all(|s| s.to() == YOU && s.mail.text.contains("under way")));
+            sent.len()
         })
-        .sum();
+        .collect();
     assert_eq!(
         answered,
-        3 * 2,
-        "three games started, each one mail to you and one to Bill"
+        [1, 1, 0, 0],
+        "a stranger's day: 3 answers, the game's first one"
     );
+    assert_eq!(bill.turns(), 1, "the game under way, as it was");
 }
 
-/// The day's count of answers to strangers unreadable (here a folder in
-/// its place, which stops root too): the filter exits 75 before writing a
-/// byte, so procmail keeps the mail for a retry, and nobody is mailed.
+/// The store unusable (here a folder in its place): the filter exits 75
+/// before writing a byte, so procmail keeps the mail for a retry, and
+/// nobody is mailed.
 #[test]
-fn an_unreadable_count_of_answers_keeps_the_mail_with_exit_75() {
-    let bill = Mailbox::new("owner-answers");
-    let folder = bill.config().join("mancala-referee");
-    std::fs::create_dir_all(folder.join("answers")).unwrap();
+fn an_unusable_store_keeps_the_mail_with_exit_75() {
+    let bill = Mailbox::new("owner-no-store");
+    std::fs::create_dir_all(bill.store()).unwrap();
     let out = bill.filter_output(first_reply().as_bytes());
     let log = common::stderr(&out);
     assert_eq!(out.status.code(), Some(75), "{log}");
     assert!(
         out.stdout.is_empty(),
         "nothing passed through before the retry"
-    );
-    assert!(
-        log.contains("answers") && log.contains("the mail is kept"),
-        "{log}"
     );
     assert!(!bill.dir.join("out").exists(), "no mail sent");
 }

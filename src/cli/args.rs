@@ -41,16 +41,34 @@ pub enum Command {
         #[arg(long, default_value = "South")]
         south: String,
     },
-    /// Play moves for whoever is to move and print the new sheet
+    /// Play moves for whoever is to move and print the new sheet (or, with --game, your turn
+    /// in a game of your mailbox's store, mailed to your opponent)
     Move {
-        /// The sheet, or - for standard input
-        file: PathBuf,
+        /// The sheet, or - for standard input (with --game, none: the first argument is the turn)
+        file: Option<PathBuf>,
         /// Turns in order, one an argument: `c`, or `c-f` for c and the bonus sowing it earns
-        #[arg(required = true)]
+        #[arg(required_unless_present = "game")]
         moves: Vec<String>,
         /// Rewrite FILE with the new sheet (atomically) instead of printing it
-        #[arg(long, short = 'i')]
+        #[arg(long, short = 'i', conflicts_with = "game")]
         in_place: bool,
+        /// Your turn in the store's game with this id (with --owner): your opponent is mailed
+        /// through --send, and your copy printed
+        #[arg(long, requires = "owner")]
+        game: Option<String>,
+        /// The mailbox you referee on, as `mail --owner` takes it
+        #[arg(long, requires = "game", env = "MANCALA_OWNER")]
+        owner: Option<String>,
+        #[command(flatten)]
+        store: StoreFolder,
+        /// Where your opponent's mail goes, as for `mancala mail`
+        #[arg(
+            long,
+            default_value = "sendmail",
+            env = "MANCALA_SEND",
+            requires = "game"
+        )]
+        send: Transport,
     },
     /// Check a sheet by replaying its log, and print it (or a stored game's)
     Show {
@@ -244,7 +262,7 @@ pub enum Command {
 pub struct StoreFolder {
     /// The store: a SQLite file, or postgresql://... (default: MANCALA_STORE, else
     /// referee.db in the XDG data folder)
-    #[arg(long = "store", env = "MANCALA_STORE")]
+    #[arg(long = "store", env = "MANCALA_STORE", value_name = "PATH")]
     pub dir: Option<String>,
 }
 
@@ -408,11 +426,11 @@ pub struct MailArgs {
     #[command(flatten)]
     pub referee: RefereeArgs,
     /// Referee on this person's own mailbox ('Bill Taylor <bill@example.org>'), as a procmail
-    /// filter: games live in their mails and the owner plays one side (with --filter)
-    #[arg(long, requires = "filter", conflicts_with = "store")]
+    /// filter: the owner holds a seat in every game, kept in the store (with --filter)
+    #[arg(long, requires = "filter", conflicts_with = "no_store")]
     pub owner: Option<String>,
-    /// With --owner: write the mail to standard output as it came, whole; a move of a game the
-    /// owner plays is answered, and the owner's copy of the new board sent, through --send
+    /// With --owner: write the mail to standard output as it came, whole; a mail of a game the
+    /// owner plays is refereed, and both players' mails sent through --send
     #[arg(long, requires = "owner")]
     pub filter: bool,
     /// With --owner: the owner's mail system delivers name+anything@domain to name@domain, so

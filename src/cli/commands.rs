@@ -30,10 +30,29 @@ pub fn run(args: Args) -> CliResult {
             print(&sheet.to_string())
         }
         Command::Move {
+            game: Some(game),
+            owner: Some(owner),
             file,
             moves,
+            store,
+            send,
+            ..
+        } => {
+            // (With --game there is no FILE: the first argument is the turn.)
+            let first = file.map(|f| f.to_string_lossy().into_owned());
+            let turns: Vec<String> = first.into_iter().chain(moves).collect();
+            super::owner::owners_move(&owner, &game, &turns, store.dir, send)
+        }
+        Command::Move {
+            file: Some(file),
+            moves,
             in_place,
-        } => play_moves(&file, &moves, in_place),
+            ..
+        } if !moves.is_empty() => play_moves(&file, &moves, in_place),
+        Command::Move { file: None, .. } => Err(Failure::usage(
+            "move needs a FILE, or --game ID with --owner",
+        )),
+        Command::Move { .. } => Err(Failure::usage("move needs the turns to play after FILE")),
         Command::Show {
             file,
             json,
@@ -348,17 +367,6 @@ fn rewrite_sheet(file: &Path, text: &str) -> CliResult {
     .map_err(failed)
 }
 
-/// Writes `text` over `file` atomically (see [`mancala::files::write_atomically`]),
-/// so a crash leaves the old sheet or the new one, never half of one.
-pub(super) fn write_atomically(file: &Path, text: &str) -> CliResult {
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    mancala::files::write_atomically(dir, file, text.as_bytes())
-        .map_err(|e| Failure::io(file.display(), &e))
-}
-
 fn json_line(game: &Game) -> String {
     // Serialising plain numbers and strings cannot fail.
     serde_json::to_string(&PositionJson::of(game)).unwrap_or_default()
@@ -490,7 +498,7 @@ fn store_location(named: Option<String>) -> String {
     named.unwrap_or_else(|| Store::default_location().display().to_string())
 }
 
-fn open_store_or_default(named: Option<String>) -> Result<Store, Failure> {
+pub(super) fn open_store_or_default(named: Option<String>) -> Result<Store, Failure> {
     open_store(&store_location(named))
 }
 

@@ -1,171 +1,139 @@
-//! `mail --owner ADDR --filter`: the referee as a procmail filter on a
-//! person's own mailbox (see docs/operating.md, "Your own mailbox").
+//! `mail --owner ADDR --filter`: the hosted referee as a procmail filter
+//! on a person's own mailbox, seated as its owner (see docs/operating.md,
+//! "Your own mailbox"): the same referee and store as a referee's own
+//! address, through another door.
 
-use std::path::Path;
-
-use mancala::mail::delivery::Report;
+use mancala::mail::hosted::HostedReferee;
+use mancala::mail::incoming::Mailbox;
 use mancala::mail::letter::Letter;
-use mancala::mail::sheet_referee::SheetReferee;
-use mancala::mail::transport::{Postbox, Transport};
-use mancala::mail::Identity;
+use mancala::mail::transport::Postbox;
+use mancala::mail::Referee;
 
-use super::commands::{log, log_report, read_up_to, tempfail, write_atomically};
+use super::commands::{log_report, open_store_or_default, read_up_to, tempfail};
 use super::{CliResult, Failure};
 
 /// `mail --owner ... --filter`: a procmail filter on a person's mailbox.
 /// Standard output is always the mail as it came, whole and byte for byte,
-/// however large: the filter only adds mail (the answer to the player, the
-/// owner's copy, both through `--send`). On any failure that a retry may
-/// mend, exit 75 before a byte is written (procmail keeps the mail).
+/// however large: the filter only adds mail (through `--send`). On any
+/// failure that a retry may mend, exit 75 before a byte is written
+/// (procmail keeps the mail).
 pub fn owners_mailbox(
     owner: &str,
     args: super::args::RefereeArgs,
     sub_addresses: bool,
 ) -> CliResult {
-    let owner = parse_mailbox(owner).ok_or_else(|| {
-        Failure::usage(format!(
-            "'{owner}' is not an address: write 'Name <name@example.org>'"
-        ))
-    })?;
-    let referee = SheetReferee {
-        identity: Identity::owner(&owner),
-    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let raw = read_up_to(&mut input, args.max_size)?;
     if raw.len() <= args.max_size {
+        let referee = owners_referee(owner, args.store, sub_addresses)?;
         let letter = Letter::read(&raw, &referee.identity);
-        if referee.may_referee(&letter) {
-            answer_for_owner(&referee, &letter, args.send, sub_addresses)?;
-        }
+        let postbox = Postbox {
+            transport: args.send,
+            identity: referee.identity.clone(),
+        };
+        let report = referee
+            .deliver(&letter, &postbox)
+            .map_err(|e| tempfail(&e))?;
+        log_report(&report);
     } // else far too big to be a move: the owner reads it, all of it
     pass_through(&raw, &mut input)
 }
 
-/// Referees one mail on the owner's mailbox and sends what it asks. Keeps
-/// in the owner's folder the secret, a mark that keys were handed out,
-/// and the answers of the day to addresses that hold no seat.
-fn answer_for_owner(
-    referee: &SheetReferee,
-    letter: &Letter,
-    send: Transport,
-    sub_addresses: bool,
+/// `mancala move --game ID TURN --owner ...`: the owner's turn played at
+/// the terminal, as their reply to their copy would play it (a mail from
+/// them, with their key, through the same referee): the opponent is
+/// mailed through `send`, and the owner's own copy printed.
+pub fn owners_move(
+    owner: &str,
+    id: &str,
+    turns: &[String],
+    store: Option<String>,
+    send: mancala::mail::transport::Transport,
 ) -> CliResult {
-    use mancala::mail::sheet_referee::OwnerKeys;
-    let folder = owner_folder()?;
-    let keyed = folder.join("keyed");
-    // A key in a mail while none was handed out from here (no secret, no
-    // mark) is forged, or from a folder wiped whole: not refereed, never
-    // deferred; the owner reads the mail. A lost secret is told by the mark.
-    let mut forged = false;
-    let secrets = owner_secret(&folder, || {
-        forged = !keyed.exists() && !letter.keys.is_empty();
-        keyed.exists() || forged
-    });
-    let secrets = match secrets {
-        Err(_) if forged => {
-            log("- not refereed: the mail shows a key, and no key was handed out from here");
-            return Ok(());
-        }
-        secrets => secrets.map_err(|e| {
-            Failure::tempfail(format!(
-                "{e}; the mail is kept: restore the key from its backup"
-            ))
-        })?,
+    let referee = owners_referee(owner, store, false)?;
+    let no_game = || {
+        Failure::data(format!(
+            "no game '{id}' of yours in {}",
+            referee.store.location()
+        ))
     };
-    let keys = OwnerKeys {
-        secrets,
-        sub_addresses,
+    let id = mancala::store::GameId::parse(id).ok_or_else(no_game)?;
+    let record = (referee.store.load_game(&id))
+        .map_err(|e| Failure::tempfail(e.to_string()))?
+        .ok_or_else(no_game)?;
+    let side = record
+        .side_of(&referee.identity.address)
+        .ok_or_else(no_game)?;
+    let [turn] = turns else {
+        return Err(Failure::usage(
+            "one turn: your opponent moves next (write c, or c-f with the sowing it earns)",
+        ));
     };
-    let answer = match referee.referee_for_owner(letter, &keys) {
-        Ok(answer) => answer,
-        Err(why) => {
-            log(&format!("- {why}"));
-            return Ok(());
-        }
+    let key = referee.store.secrets().token(&id, side);
+    let now = std::time::SystemTime::now();
+    let stamp = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mail = format!(
+        "From: {owner}\nTo: {}\nSubject: move\nMessage-ID: <terminal.{id}.{stamp}.{}@{}>\n\n\
+         move {turn}\n\nYour key for game {id}: {key}\n",
+        referee.identity.address,
+        std::process::id(),
+        referee.identity.domain()
+    );
+    let letter = Letter::read(mail.as_bytes(), &referee.identity);
+    let postman = OwnersTerminal {
+        postbox: Postbox {
+            transport: send,
+            identity: referee.identity.clone(),
+        },
+        owner: &referee.identity.address,
     };
-    if let Some(stranger) = &answer.stranger {
-        let digest = keys.secrets.address_digest(stranger);
-        if !count_answer(&folder.join("answers"), &digest).map_err(kept)? {
-            log(&format!(
-                "- not answered: {stranger} has had {STRANGER_ANSWERS} answers today"
-            ));
-            return Ok(());
-        }
-    }
-    if !keyed.exists() {
-        write_atomically(
-            &keyed,
-            "keys were handed out from the key beside this file\n",
-        )
-        .map_err(kept)?;
-    }
-    let postbox = Postbox {
-        transport: send,
-        identity: referee.identity.clone(),
-    };
-    let mut report = Report {
-        summary: answer.summary,
-        ..Report::default()
-    };
-    mancala::mail::delivery::send_all(&answer.mail, &postbox, &mut report)
+    let report = referee
+        .deliver(&letter, &postman)
         .map_err(|e| tempfail(&e))?;
     log_report(&report);
     Ok(())
 }
 
-/// A file of the owner's folder that cannot be read or written now (a
-/// full disk, a folder made read-only) may be mended: the mail is kept.
-fn kept(failure: Failure) -> Failure {
-    Failure::tempfail(format!(
-        "{}; the mail is kept: try again later",
-        failure.message
-    ))
+/// The owner's mail printed at their terminal; the rest sent.
+struct OwnersTerminal<'a> {
+    postbox: Postbox,
+    owner: &'a str,
 }
 
-/// Answers a day to an address that holds no seat in the owner's games.
-const STRANGER_ANSWERS: usize = 3;
-
-/// Counts one answer to the address filed as `digest` in `file` (lines
-/// `DAY DIGEST`, today's kept); false, and nothing counted, when it has
-/// had [`STRANGER_ANSWERS`] today.
-fn count_answer(file: &Path, digest: &str) -> Result<bool, Failure> {
-    let today = (mancala::store::now() / 86_400).to_string();
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Failure::io(file.display(), &e)),
-    };
-    let mut lines: Vec<&str> = text
-        .lines()
-        .filter(|l| l.split(' ').next() == Some(today.as_str()))
-        .collect();
-    let line = format!("{today} {digest}");
-    if lines.iter().filter(|l| **l == line).count() >= STRANGER_ANSWERS {
-        return Ok(false);
+impl mancala::mail::delivery::Postman for OwnersTerminal<'_> {
+    fn send(
+        &self,
+        mail: &mancala::store::Outgoing,
+    ) -> Result<(), mancala::mail::delivery::SendError> {
+        use std::io::Write;
+        if !mail.to.address.eq_ignore_ascii_case(self.owner) {
+            return self.postbox.send(mail);
+        }
+        let text = format!("Subject: {}\n\n{}", mail.subject, mail.body);
+        std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(mancala::mail::delivery::SendError::transient)
     }
-    lines.push(&line);
-    write_atomically(file, &(lines.join("\n") + "\n"))?;
-    Ok(true)
 }
 
-/// The owner's folder: $XDG_CONFIG_HOME/mancala-referee, else
-/// ~/.config/mancala-referee; made (mode 700) on first use.
-fn owner_folder() -> Result<std::path::PathBuf, Failure> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(std::path::PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
-        .ok_or_else(|| Failure::usage("neither XDG_CONFIG_HOME nor HOME is set"))?;
-    let folder = base.join("mancala-referee");
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-        .create(&folder)
-        .map_err(|e| Failure::tempfail(format!("{}: {e}", folder.display())))?;
-    Ok(folder)
+/// The hosted referee seated as `owner` (`Name <address>`), on the store
+/// named or the default one.
+pub(super) fn owners_referee(
+    owner: &str,
+    store: Option<String>,
+    sub_addresses: bool,
+) -> Result<HostedReferee, Failure> {
+    let owner: Mailbox = parse_mailbox(owner).ok_or_else(|| {
+        Failure::usage(format!(
+            "'{owner}' is not an address: write 'Name <name@example.org>'"
+        ))
+    })?;
+    let mut referee = HostedReferee::for_owner(&owner, open_store_or_default(store)?);
+    referee.identity.sub_addresses = sub_addresses;
+    Ok(referee)
 }
 
 /// `Name <address>` or a bare address.
@@ -195,44 +163,4 @@ fn pass_through(read: &[u8], input: &mut impl std::io::Read) -> CliResult {
         .and_then(|()| std::io::copy(input, &mut out).map(drop))
         .and_then(|()| out.flush())
         .map_err(|e| Failure::tempfail(format!("passing the mail through: {e}")))
-}
-
-/// The owner's secret, in `folder/key`: made on first use, unless `used`
-/// says keys were handed out (a new one would void them all).
-fn owner_secret(
-    folder: &std::path::Path,
-    used: impl FnOnce() -> bool,
-) -> Result<mancala::store::Secrets, String> {
-    use std::io::Write;
-    let path = folder.join("key");
-    let shown = path.display();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if used() {
-                return Err(format!(
-                    "{shown} is missing, and keys were handed out from it"
-                ));
-            }
-            let fresh = mancala::store::fresh_secret().map_err(|e| e.to_string())?;
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            match options.open(&path) {
-                Ok(mut file) => {
-                    (file
-                        .write_all(fresh.as_bytes())
-                        .and_then(|()| file.sync_all()))
-                    .map_err(|e| format!("{shown}: {e}"))?;
-                }
-                // Another mail made it first: theirs it is.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(format!("{shown}: {e}")),
-            }
-            std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?
-        }
-        Err(e) => return Err(format!("{shown}: {e}")),
-    };
-    mancala::store::Secrets::new(&text).ok_or_else(|| format!("{shown}: too short to be a key"))
 }

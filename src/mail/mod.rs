@@ -47,6 +47,9 @@ pub struct Identity {
     /// hand-written mail is theirs, and loops are told by the referee's
     /// headers (X-Loop, Auto-Submitted) alone, never by the From.
     pub owner: bool,
+    /// The mail system delivers `name+anything@domain` to the referee, so
+    /// a player's key rides in the Reply-To (else only in the text).
+    pub sub_addresses: bool,
 }
 
 impl Identity {
@@ -55,6 +58,7 @@ impl Identity {
             address: address.trim().to_string(),
             name: "Mancala referee".to_string(),
             owner: false,
+            sub_addresses: true,
         }
     }
 
@@ -64,6 +68,7 @@ impl Identity {
             address: owner.address.clone(),
             name: owner.name.clone().unwrap_or_else(|| owner.short_name()),
             owner: true,
+            sub_addresses: false,
         }
     }
 
@@ -76,11 +81,12 @@ impl Identity {
     }
 
     /// `referee+<extension>@domain`: the sub-address Postfix and most MTAs
-    /// deliver to the referee itself.
+    /// deliver to the referee itself (the plain address where the mail
+    /// system does not).
     pub fn sub_address(&self, extension: &str) -> String {
         match self.address.split_once('@') {
-            Some((local, domain)) => format!("{local}+{extension}@{domain}"),
-            None => self.address.clone(),
+            Some((local, domain)) if self.sub_addresses => format!("{local}+{extension}@{domain}"),
+            _ => self.address.clone(),
         }
     }
 

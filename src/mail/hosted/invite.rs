@@ -264,6 +264,12 @@ impl HostedReferee {
                 continue;
             };
             if r.is_playing() && is(r, side.other(), invitee) {
+                // On the owner's mailbox a player has one game under way
+                // with the owner: a start board pasted again restarts nothing.
+                let going = self.identity.owner && r.game().is_ok_and(|g| !g.is_over());
+                if going {
+                    under_way = Some((r, side));
+                }
                 for mail in &answered {
                     if self.store.has_handled(r.id.as_str(), mail)? {
                         under_way = Some((r, side));
@@ -290,7 +296,9 @@ impl HostedReferee {
         {
             return Ok(Err(Refusal::DeclinedBefore(invitee.to_string())));
         }
-        if games.iter().filter(|r| r.created + 86_400 > now).count() >= INVITATIONS_A_DAY {
+        // (The owner invited everyone, by their broadcast.)
+        let today = games.iter().filter(|r| r.created + 86_400 > now).count();
+        if today >= INVITATIONS_A_DAY && !self.identity.owner {
             return Ok(Err(Refusal::TooManyInvitations(invitee.to_string())));
         }
         Ok(Ok(()))
@@ -393,6 +401,16 @@ impl Scene<'_> {
                 ),
             };
             self.notes[side.index()].push(format!("Your other words were not passed on: {why}."));
+        }
+        if self.referee.owner_invited(self.game.record(), side.other()) {
+            // The owner's broadcast invited everyone: the game is on at once.
+            let accepted = self.game.accept_invitation(side.other(), now);
+            let accepted = accepted
+                .map_err(|e| super::corrupt(&self.referee.store, &self.id, format!("{e:?}")))?;
+            self.note_answers(side)?;
+            let events = vec![accepted];
+            let mails = self.both(|_| format!("{news} The game is on."), None);
+            return Ok(Decision::new(mails, Did::Acted(events)));
         }
         if !against_computer {
             self.note_answers(side)?;

@@ -59,6 +59,19 @@ impl HostedReferee {
         letter: &Letter,
         from: &Mailbox,
     ) -> Result<Report, DeliveryError> {
+        // On the owner's mailbox only a reply to the broadcast (its board
+        // with a first move) is refereed without a key, and not the owner's
+        // own: the rest is the owner's mail.
+        if self.identity.owner {
+            return match self.start_sheet(letter, from) {
+                _ if self.identity.is_own(&from.address) => {
+                    Ok(Report::ignored("the owner's own mail, about no game"))
+                }
+                Some(Ok((sheet, news))) => self.propose_sheet(secrets, letter, from, sheet, news),
+                Some(Err(refusal)) => self.refuse_keyless(secrets, letter, from, &refusal),
+                None => Ok(Report::ignored("no game of the owner's")),
+            };
+        }
         if letter.new_game().is_some() {
             return self.propose_new(secrets, letter, from, false);
         }
@@ -171,10 +184,22 @@ impl HostedReferee {
         }
         let request = read_request(letter, &raw, None).ok()?;
         if request.sheet.game.ply() != 0 {
-            return None;
+            // (A later board without a key moves nothing; on the owner's
+            // mailbox its writer is told how a game starts.)
+            let owners = self.identity.owner && letter.writes_a_move();
+            return owners.then_some(Err(Refusal::NotFromTheStart));
         }
         let mut sheet = request.sheet;
         let side = sheet.game.to_move()?;
+        if let Some(owner) = self.identity.owner_mailbox() {
+            // On the owner's mailbox a game is the sender's against the
+            // owner, from the broadcast's board: never a seat the sheet
+            // gives some other address, never a position set up by hand.
+            if !sheet.game.start().is_start() {
+                return Some(Err(Refusal::NotFromTheStart));
+            }
+            sheet.players.get_mut(side.other()).address = Some(owner.address);
+        }
         seat_players(&self.identity, letter, from, &mut sheet, side);
         if sheet.players.get(side.other()).address.is_none() {
             return Some(Err(Refusal::NoOpponent));

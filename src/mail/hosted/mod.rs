@@ -86,6 +86,18 @@ impl HostedReferee {
                 games.push(game);
             }
         }
+        // The owner's key is mailed to the owner alone: in another's mail
+        // (a copy forwarded, quoted) it is the owner's to act on, not theirs.
+        let keyed = verified.clone().or(match games.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        });
+        if let Some((id, side)) = keyed.filter(|_| !self.identity.is_own(&from.address)) {
+            let record = self.store.load_game(&id)?;
+            if record.is_some_and(|r| self.owner_invited(&r, side)) {
+                return Ok(Report::ignored("the owner's key, in another's mail"));
+            }
+        }
         match (verified, games.as_slice()) {
             (Some((id, side)), _) => self.in_game(secrets, letter, from, id, side),
             (None, [(id, side)]) => self.in_game(secrets, letter, from, id.clone(), *side),
@@ -130,6 +142,52 @@ impl HostedReferee {
             identity: Identity::new(address),
             store,
         }
+    }
+
+    /// The referee on its owner's own mailbox (`mail --owner`): the owner
+    /// holds a seat in every game, which a player starts by replying to
+    /// the owner's broadcast with its board and their first move; mail
+    /// about no game of theirs is left alone.
+    pub fn for_owner(owner: &Mailbox, store: Store) -> HostedReferee {
+        HostedReferee {
+            identity: Identity::owner(owner),
+            store,
+        }
+    }
+
+    /// Is `side` of this game the owner, whose broadcast invited everyone?
+    fn owner_invited(&self, record: &GameRecord, side: Side) -> bool {
+        let address = record.player(side).address.as_deref();
+        self.identity.owner && address.is_some_and(|a| self.identity.is_own(a))
+    }
+
+    /// On the owner's mailbox, what goes to the other player alone (a
+    /// refusal, an answer) is copied to the owner, so the owner's inbox
+    /// tells all that happened in their games.
+    fn with_owner_copies(&self, replies: Vec<Outgoing>) -> Vec<Outgoing> {
+        let Some(owner) = self.identity.owner_mailbox() else {
+            return replies;
+        };
+        if replies.iter().any(|r| self.identity.is_own(&r.to.address)) {
+            return replies;
+        }
+        let copies: Vec<Outgoing> = (replies.iter())
+            .map(|r| Outgoing {
+                message_id: format!("copy.{}", r.message_id),
+                to: owner.clone(),
+                reply_to: None,
+                subject: format!("Copy: {}", r.subject),
+                body: format!(
+                    "Your referee answered {} <{}>:\n\n{}",
+                    r.to.short_name(),
+                    r.to.address,
+                    r.body
+                ),
+                html: None,
+                ..r.clone()
+            })
+            .collect();
+        replies.into_iter().chain(copies).collect()
     }
 
     /// `id.event.recipient@domain`: what a reply answers and whom it is for.
@@ -183,6 +241,7 @@ impl HostedReferee {
         let answered = invited && !game.record.record().is_invited();
         let (replies, sender) =
             self.gate_unconfirmed(secrets, game.record.record(), decision.replies, answered)?;
+        let replies = self.with_owner_copies(replies);
         game.commit(&letter.identity, replies)?;
         if let Some(sender) = &sender {
             sender.save()?;
