@@ -96,7 +96,8 @@ def result(name, problems):
 def referee(binary, store, sender, to, body, message_id):
     mail = (f"From: {sender}\nTo: {to}\nSubject: game\nMessage-ID: <{message_id}@players.example>\n"
             f"\n{body}\n")
-    run = subprocess.run([binary, "mail", "--from", REFEREE, "--store", store, "--send", "stdout"],
+    run = subprocess.run([binary, "mail", "--from", REFEREE, "--store", os.path.join(store, "referee.db"),
+                          "--send", "stdout"],
                          input=mail.encode(), capture_output=True, timeout=30)
     if run.returncode != 0:
         raise RuntimeError(f"mancala mail exited {run.returncode}: {run.stderr.decode()}")
