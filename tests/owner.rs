@@ -750,3 +750,76 @@ fn generated_mails_leave_the_filter_as_they_came() {
         bill.filter(mail); // exits 0, and passes the mail through unchanged
     });
 }
+
+/// Bill's sendmail down for three deliveries of a player's first reply
+/// (exit 75 each: procmail keeps it, Postfix tries again), then up: the
+/// game is started once, each of its mails sent once, and the stranger's
+/// answer counted once (the count and the mails owed are one transaction;
+/// a retry sends what is owed and counts nothing again).
+#[cfg(unix)]
+#[test]
+fn a_send_failing_three_times_then_working_answers_the_reply_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let bill = Mailbox::new("owner-send-down");
+    let script = bill.dir.join("sendmail");
+    let sent = bill.dir.join("sent");
+    std::fs::create_dir_all(&sent).unwrap();
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ -e {down} ] && exit 75\ncat > {sent}/$(date +%s%N).$$\n",
+            down = bill.dir.join("down").display(),
+            sent = sent.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let deliver = || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .args([
+                "mail",
+                "--owner",
+                "Bill Taylor <bill@players.example>",
+                "--filter",
+            ])
+            .arg("--send")
+            .arg(format!("sendmail:{}", script.display()))
+            .env("XDG_DATA_HOME", bill.dir.join("data"))
+            .env("HOME", bill.dir.join("home"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ =
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), first_reply().as_bytes());
+        child.wait_with_output().unwrap()
+    };
+    std::fs::write(bill.dir.join("down"), "").unwrap();
+    for _ in 0..3 {
+        let out = deliver();
+        assert_eq!(out.status.code(), Some(75), "{}", common::stderr(&out));
+        assert!(
+            out.stdout.is_empty(),
+            "kept for the retry, not passed through"
+        );
+    }
+    std::fs::remove_file(bill.dir.join("down")).unwrap();
+    let out = deliver();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let ids: Vec<String> = std::fs::read_dir(&sent)
+        .unwrap()
+        .map(|e| {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            header(&text, "Message-ID").unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(ids.len(), 2, "one mail to you, one to Bill: {ids:?}");
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(bill.turns(), 1, "one game, your c played once");
+    let store = mancala::store::Store::open(bill.store()).unwrap();
+    let you = store
+        .load_sender(&store.secrets().address_digest(YOU))
+        .unwrap();
+    assert_eq!(you.answered.len(), 1, "the answer counted once");
+}

@@ -54,6 +54,7 @@ PLAYERS = {"Alice": "alice@players.example", "Bob": "bob@players.example"}
 ACCOUNT = {"referee": "mcr-referee", "alice": "mcr-alice", "bob": "mcr-bob", "carol": "mcr-carol",
            "bill": "mcr-bill"}
 BILL = "bill@players.example"
+CAROL = "carol@players.example"
 TIMEOUT = 20.0
 
 
@@ -73,7 +74,8 @@ def clear():
     """Empty mailboxes and a new referee store: each test starts on a fresh day for the
     referee's daily limits (3 invitations an address, 3 answers to a stranger)."""
     subprocess.run(["bash", "-c", f"source {HERE}/lib.sh && clear_maildirs"], check=True)
-    shutil.rmtree(os.path.join(home("referee"), ".local/share/mancala-referee"), ignore_errors=True)
+    for user in ("referee", "bill"):
+        shutil.rmtree(os.path.join(home(user), ".local/share/mancala-referee"), ignore_errors=True)
 
 
 def send(sender, recipients, message_bytes, envelope_sender=None):
@@ -509,6 +511,73 @@ def bills_own_mailbox():
     assert count("bob") == 0, "nothing is sent about a mail that is no game"
 
 
+def broadcast_reply(player, name, sown, whole):
+    """The reply the broadcast asks for, made exactly so: its board pasted, the name written
+    twice, the first move (c) in place of the `?`, the stones sown or not, no move line;
+    the broadcast's whole text around it, or the board and log alone."""
+    broadcast = open(os.path.join(REPO, "tests/data/seed-000.txt")).read()
+    text = broadcast.replace("Yourname", name).replace("1.    ?", "1.    c")
+    if sown:  # c's three stones sown into d, e and f
+        row = "|  3 |  3 |  3 |  3 |  3 |  3 |  3 |  3 |   " + name
+        assert row in text, text
+        text = text.replace(row, "|  3 |  3 |  0 |  4 |  4 |  4 |  3 |  3 |   " + name)
+    if not whole:
+        start = text.index("   h    g    f")
+        text = text[start:text.index("4.", start) + 2] + "\n"
+    return compose(f"{name} <{player}>", "Re: Super-Wari", text, to=f"Bill Taylor <{BILL}>")
+
+
+def bills_mailbox_as_the_broadcast_asks():
+    """Issue 43, through Bill's procmail filter: a reply made exactly as the broadcast asks (log
+    only; log and board; the whole text) starts a game and both get the board with the move; a
+    reply to an older mail is refused as out of date and changes nothing; the start board
+    pasted again restarts nothing; Bill's move at the terminal (mancala move --game) reaches
+    the player."""
+    clear()
+    store = os.path.join(home("bill"), ".local/share/mancala-referee/referee.db")
+    ways = [("alice", "Alice", False, False), ("bob", "Bob", True, False), ("carol", "Carol", False, True)]
+    for user, name, sown, whole in ways:
+        player = f"{user}@players.example"
+        bill_before, player_before = count("bill"), count(user)
+        send(player, [BILL], broadcast_reply(player, name, sown, whole))
+        wait_for("bill", bill_before + 2)  # the player's mail, and Bill's board
+        wait_for(user, player_before + 1)
+        answer, copy = newest(user), newest("bill", copy=True)
+        assert "no move was played" not in body_of(answer), body_of(answer)
+        position = show_json(body_of(answer))
+        assert position == show_json(body_of(copy)), "one board for both"
+        assert position["ply"] == 1 and position["to_move"] == "north", position
+    games = subprocess.run([MANCALA, "games", "--json", "--store", store], capture_output=True, text=True)
+    assert games.returncode == 0 and len(games.stdout.splitlines()) == 3, games.stdout + games.stderr
+    # Carol's game: Bill moves at the terminal.
+    first = newest("carol")
+    game = re.search(r"(?:^|\s)([a-km-z2-9]{6}):", first["Subject"]).group(1)
+    before = count("carol")
+    bill_move = subprocess.run(
+        ["runuser", "-u", ACCOUNT["bill"], "--", MANCALA, "move", "--game", game, "e",
+         "--owner", f"Bill Taylor <{BILL}>", "--store", store, "--send", f"smtp://127.0.0.1:{SMTP_PORT}"],
+        capture_output=True, text=True)
+    assert bill_move.returncode == 0, bill_move.stderr
+    assert "you played e" in bill_move.stdout, bill_move.stdout
+    wait_for("carol", before + 1)
+    assert "Bill played e" in body_of(newest("carol")), body_of(newest("carol"))
+    assert turns_of(store, game) == 2
+    # Carol answers her first mail, not the latest: out of date, nothing changes.
+    before = count("carol")
+    send(CAROL, [BILL], compose(f"Carol <{CAROL}>", "Re: Super-Wari", "move d\n", quoted=body_of(first),
+                                in_reply_to=first["Message-ID"], to=first["Reply-To"].addresses[0].addr_spec))
+    wait_for("carol", before + 1)
+    assert "out of date" in body_of(newest("carol")), body_of(newest("carol"))
+    assert turns_of(store, game) == 2, "the game did not change"
+    # The start board pasted again, for the game under way: it restarts nothing.
+    before = count("carol")
+    send(CAROL, [BILL], broadcast_reply(CAROL, "Carol", False, False))
+    wait_for("carol", before + 1)
+    assert "under way" in body_of(newest("carol")), body_of(newest("carol"))
+    assert turns_of(store, game) == 2
+    games = subprocess.run([MANCALA, "games", "--json", "--store", store], capture_output=True, text=True)
+    assert len(games.stdout.splitlines()) == 3, games.stdout
+
 def never_answered():
     clear()
     sheet = subprocess.run([MANCALA, "new", "wari"], capture_output=True, text=True, check=True).stdout
@@ -544,6 +613,8 @@ def main():
               ("a move deferred (exit 75) while the store is unwritable", deferred_while_store_unwritable),
               ("bounce and auto-reply", never_answered),
               ("a whole game on Bill's own mailbox, through his procmail filter", bills_own_mailbox),
+              ("Bill's mailbox as the broadcast asks: log only, log and board, the whole text; "
+               "an old reply, the start board again, Bill at the terminal", bills_mailbox_as_the_broadcast_asks),
               ("replies made by mutt and s-nail", client_made_replies),
               ("mail commands in one game: preview, if-then, takeback, offer draw, ratings",
                commands_in_one_game)]
