@@ -141,22 +141,25 @@ fn the_readmes_five_mails_are_what_the_referee_sends() {
     }
 }
 
-/// The README's first command, `mancala mail < tests/mail/examples/broadcast-reply.eml`,
-/// on the defaults a newcomer has (no MANCALA_* variable, a home of their own): it
-/// keeps the game in the default store and prints the two replies as mbox, with the
-/// log line the README shows.
+/// The README's first command, `mancala mail --store "$(mktemp -d)/demo.db" <
+/// tests/mail/examples/broadcast-reply.eml`, on the defaults a newcomer has (no
+/// MANCALA_* variable, a home of their own): it keeps the game in a store of its own,
+/// never the user's default one, and prints the two replies as mbox, with no false
+/// "not done" and the log line the README shows.
 #[test]
-fn the_readmes_first_command_referees_the_example_mail_on_defaults() {
+fn the_readmes_first_command_referees_the_example_mail_and_leaves_the_default_store_alone() {
     let readme = std::fs::read_to_string(repo("README.md")).unwrap();
-    assert!(
-        readme.contains("-- mail < tests/mail/examples/broadcast-reply.eml"),
-        "README's first command"
-    );
+    let command_line =
+        "-- mail --store \"$(mktemp -d)/demo.db\" < tests/mail/examples/broadcast-reply.eml";
+    assert!(readme.contains(command_line), "README's first command");
     let home = temp_dir("readme-home");
+    let demo = temp_dir("readme-demo");
     let mail = std::fs::read(repo("tests/mail/examples/broadcast-reply.eml")).unwrap();
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mancala"));
     command
         .arg("mail")
+        .arg("--store")
+        .arg(demo.join("demo.db"))
         .env("HOME", &*home)
         .env_remove("XDG_DATA_HOME");
     for (name, _) in std::env::vars_os() {
@@ -196,6 +199,8 @@ fn the_readmes_first_command_referees_the_example_mail_on_defaults() {
             .ends_with("invitation sent by you@players.example"),
         "the README's log line, got {log}"
     );
-    let store = home.join(".local/share/mancala-referee");
-    assert!(store.is_dir(), "the default store was made");
+    assert!(!mbox.contains("Not done"), "no false 'not done':\n{mbox}");
+    assert!(demo.join("demo.db").is_file(), "the demo's store");
+    let default = home.join(".local/share/mancala-referee");
+    assert!(!default.exists(), "the default store is left alone");
 }

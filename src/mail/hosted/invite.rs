@@ -375,17 +375,24 @@ impl Scene<'_> {
                 .cloned()
                 .collect();
             // A move, an offer or `if` lines in the mail that starts the
-            // game are not done: said, with what to do instead.
+            // game are not done: said, with what to do instead. (A game
+            // started from a sheet played its move: that one was done.)
+            let from_sheet = self.game.game().ply() > 0;
             let mut acts: Vec<&str> = commands
                 .iter()
                 .filter(|c| !c.is_question() && !matches!(c, Command::New { .. }))
+                .filter(|c| !(from_sheet && matches!(c, Command::Move(_))))
                 .map(Command::name)
                 .collect();
             acts.dedup();
             if !acts.is_empty() {
+                let how = match from_sheet {
+                    true => "The board you sent starts the game with your first move alone",
+                    false => "A mail with a line  new  only starts a game",
+                };
                 self.notes[side.index()].push(format!(
-                    "Not done: {}. A mail with a line  new  only starts a game; \
-                     write them in a reply to a mail of the game once it is on.",
+                    "Not done: {}. {how}; write them in a reply to a mail of the game \
+                     once it is on.",
                     acts.join(", ")
                 ));
             }
