@@ -766,3 +766,19 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
         "{log}"
     );
 }
+
+/// What mail takes, the terminal takes: `move c` at `mancala play` sows c,
+/// as `c` does (issue 45), never "'move' is not a pit".
+#[test]
+fn play_takes_a_move_written_as_mail_writes_it() {
+    let out = mancala(&["play", "super-wari"], "move c\nquit\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("is not a pit"), "{text}");
+    let sheet = text.split("You quit.").next().unwrap();
+    let sown = mancala::sheet::Sheet::parse(sheet.rsplit("Your move").nth(1).unwrap_or(sheet));
+    assert!(
+        sown.is_ok_and(|s| s.game.sowings().first().is_some_and(|w| w.pit.letter() == 'c')),
+        "c was not sown:\n{text}"
+    );
+}

@@ -112,7 +112,11 @@ pub fn play(
             break;
         };
         let line = line.trim().to_ascii_lowercase();
-        match line.as_str() {
+        // What mail takes, the terminal takes: `move c` as well as `c`.
+        let line = line
+            .strip_prefix("move ")
+            .map_or(line.as_str(), str::trim_start);
+        match line {
             "" => {}
             "help" | "?" => out.push_str(PLAY_HELP),
             "quit" | "q" | "exit" => {
