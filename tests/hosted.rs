@@ -2146,9 +2146,15 @@ fn a_reply_is_never_many_times_larger_than_the_mail_that_asked_for_it() {
 fn a_board_number_that_is_no_number_is_refused_with_what_to_write_not_relayed() {
     let world = World::new("board-odd");
     let (alice, _) = world.game_on();
-    for (n, line) in ["board 99999999999999999999999", "board -1", "board #"]
-        .iter()
-        .enumerate()
+    // (`board ٣`: a digit of another script, relayed as chat before.)
+    for (n, line) in [
+        "board 99999999999999999999999",
+        "board -1",
+        "board #",
+        "board \u{663}",
+    ]
+    .iter()
+    .enumerate()
     {
         let out = world.deliver(&press_reply(ALICE, &alice, line, &format!("odd{n}@x")));
         assert_eq!(out.len(), 1, "{line}: nothing to Bob");

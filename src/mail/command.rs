@@ -215,7 +215,8 @@ pub fn unknown_game(line: &str) -> Option<RulesError> {
 /// The number of `board N` (`board 3`, `board #3`): `None` for prose
 /// (`board looks great`); a word that starts as a number must be one.
 fn board_number(word: &str) -> Result<Option<usize>, Refusal> {
-    if !word.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '#' | '-' | '+')) {
+    // Any script's digit (`٣`) is a number meant, refused as a bad one.
+    if !word.starts_with(|c: char| c.is_numeric() || matches!(c, '#' | '-' | '+')) {
         return Ok(None);
     }
     match word.strip_prefix('#').unwrap_or(word).parse() {
@@ -346,6 +347,10 @@ mod tests {
         assert_eq!(line("  Board."), Some(Command::Board(None)));
         assert_eq!(line("board 12"), Some(Command::Board(Some(12))));
         assert_eq!(line("board #3"), Some(Command::Board(Some(3))));
+        assert!(matches!(
+            command_line("board \u{663}"),
+            Err(Refusal::BadBoard(_))
+        ));
         assert_eq!(line("board of today"), None);
         let pits = |s: &str| parse_sowings(s).unwrap();
         assert_eq!(
