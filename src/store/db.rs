@@ -187,27 +187,6 @@ pub trait Db {
             Kind::Postgres => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
         }
     }
-    /// Begins a transaction for sending one reply under its row's lock:
-    /// no conflict can undo it once the reply is handed on (PostgreSQL's
-    /// READ COMMITTED reads the row again once a lock it waited for is
-    /// free), and its commit need not be durable: lost, the reply goes
-    /// again under the same Message-ID.
-    fn begin_sending(&mut self) -> Result<(), DbError> {
-        match self.kind() {
-            Kind::Sqlite => self.batch("PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE"),
-            Kind::Postgres => self
-                .batch("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = off"),
-        }
-    }
-    /// Ends it; later decisions are durable again.
-    fn end_sending(&mut self, commit: bool) -> Result<(), DbError> {
-        let end = if commit { "COMMIT" } else { "ROLLBACK" };
-        let done = self.batch(end);
-        if self.kind() == Kind::Sqlite {
-            self.batch("PRAGMA synchronous = FULL")?;
-        }
-        done
-    }
     /// Copies the whole database, consistent, into a new SQLite file at
     /// `to` while others write (SQLite only: PostgreSQL has `pg_dump`).
     fn backup(&mut self, to: &Path) -> Result<(), DbError>;

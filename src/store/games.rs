@@ -332,7 +332,7 @@ impl Store {
             ],
         )?;
         rows.extend(self.query(
-            "SELECT DISTINCT scope FROM outbox WHERE state = 'pending'",
+            "SELECT DISTINCT scope FROM outbox WHERE state NOT IN ('sent', 'refused')",
             params![],
         )?);
         let mut games = std::collections::BTreeSet::new();
@@ -478,11 +478,11 @@ impl Store {
                                in_reply_to, refs, html";
         let rows = match which {
             Owed::Caused(mail) => self.query(
-                &format!("SELECT {COLUMNS} FROM outbox WHERE cause = $1 AND state = 'pending' ORDER BY scope, event, n"),
+                &format!("SELECT {COLUMNS} FROM outbox WHERE cause = $1 AND state NOT IN ('sent', 'refused') ORDER BY scope, event, n"),
                 params![mail.0.as_str()],
             )?,
             Owed::Of(scope) => self.query(
-                &format!("SELECT {COLUMNS} FROM outbox WHERE scope = $1 AND state = 'pending' ORDER BY event, n"),
+                &format!("SELECT {COLUMNS} FROM outbox WHERE scope = $1 AND state NOT IN ('sent', 'refused') ORDER BY event, n"),
                 params![scope],
             )?,
         };

@@ -257,11 +257,14 @@ impl Store {
         conflict || matches!(ended, Err(e) if e.kind == DbErrorKind::Conflict)
     }
 
-    /// Sends the reply `message_id` with `send` if it is still owed (and,
-    /// on PostgreSQL, under its row's lock: another referee sending it is
-    /// waited for, then finds it sent), and notes how it went. Never run
-    /// twice: a failure after the send leaves the reply owed, to go again
-    /// under the same Message-ID.
+    /// Sends the reply `message_id` with `send` if it is still owed, and
+    /// notes how it went; never twice at once, never run again after a
+    /// send (a failure after it leaves the reply owed, to go again under
+    /// the same Message-ID). On PostgreSQL the row is locked while it is
+    /// sent: another referee, on any host, waits, then finds it sent. On
+    /// SQLite, whose lock is the whole store's, the row is claimed for
+    /// this process instead (`sending:PID`), so others go on meanwhile; a
+    /// claim whose process is gone (killed mid-send) is owed again.
     ///
     /// # Errors
     /// The store's.
@@ -270,13 +273,56 @@ impl Store {
         message_id: &str,
         send: impl FnOnce() -> Option<Delivery>,
     ) -> Result<(), StoreError> {
-        self.db.borrow_mut().begin_sending().map_err(self.fail())?;
-        let done = self.claim(message_id).and_then(|owed| match owed {
-            true => send().map_or(Ok(()), |delivery| self.settle(message_id, &delivery)),
-            false => Ok(()),
+        if self.kind() == Kind::Postgres {
+            // READ COMMITTED: a row waited for is read again once free, and
+            // no conflict can undo the transaction after the send.
+            let begin = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = off";
+            self.db.borrow_mut().batch(begin).map_err(self.fail())?;
+            let done = self.claim(message_id).and_then(|owed| match owed {
+                true => send().map_or(Ok(()), |delivery| self.settle(message_id, &delivery)),
+                false => Ok(()),
+            });
+            let end = if done.is_ok() { "COMMIT" } else { "ROLLBACK" };
+            let ended = self.db.borrow_mut().batch(end);
+            return done.and(ended.map_err(self.fail()));
+        }
+        // (Claims and marks need not be durable: lost, a reply goes again.)
+        self.db.borrow_mut().batch("PRAGMA synchronous = NORMAL").map_err(self.fail())?;
+        let done = self.claimed(message_id).and_then(|mine| match mine {
+            Some(mine) => match send() {
+                Some(delivery) => self.settle(message_id, &delivery),
+                None => self.execute(
+                    "UPDATE outbox SET state = 'pending' WHERE message_id = $1 AND state = $2",
+                    params![message_id, mine.as_str()],
+                ).map(drop),
+            },
+            None => Ok(()),
         });
-        let ended = self.db.borrow_mut().end_sending(done.is_ok());
-        done.and(ended.map_err(self.fail()))
+        let durable = self.db.borrow_mut().batch("PRAGMA synchronous = FULL");
+        done.and(durable.map_err(self.fail()))
+    }
+
+    /// Claims `message_id` for this process if it is owed (pending, or
+    /// claimed by a process that is gone): the claim, or `None`.
+    fn claimed(&self, message_id: &str) -> Result<Option<String>, StoreError> {
+        let rows = self.query(
+            "SELECT state FROM outbox WHERE message_id = $1",
+            params![message_id],
+        )?;
+        let Some(state) = rows.first().map(|r| r.text(0)).transpose().map_err(self.fail())? else {
+            return Ok(None);
+        };
+        let gone = |pid: &str| !Path::new("/proc").join(pid).exists();
+        let free = state == "pending" || state.strip_prefix("sending:").is_some_and(gone);
+        if !free {
+            return Ok(None);
+        }
+        let mine = format!("sending:{}", std::process::id());
+        let took = self.execute(
+            "UPDATE outbox SET state = $1 WHERE message_id = $2 AND state = $3",
+            params![mine.as_str(), message_id, state.as_str()],
+        )?;
+        Ok((took == 1).then_some(mine))
     }
 
     /// Copies the store, consistent, into the SQLite file `to` while mail

@@ -11,7 +11,9 @@
 //!   keyless sender's digest), with the event it made: a mail is handled
 //!   once per game for the game's whole life.
 //! - `outbox`: the replies each event owes, kept until sent (then the
-//!   body is let go, the row kept as the record of what went).
+//!   body is let go, the row kept as the record of what went); its state
+//!   is `pending`, `sending:PID` (a SQLite referee sending it now),
+//!   `sent` or `refused`.
 //! - `senders`: a keyless address's answers of the last day.
 //! - `ratings`, `rated`: the players' Glicko-2 rows, and the games counted.
 
@@ -88,8 +90,8 @@ CREATE TABLE outbox (
     why TEXT,
     time BIGINT NOT NULL
 );
-CREATE INDEX outbox_owed ON outbox (cause) WHERE state = 'pending';
-CREATE INDEX outbox_owed_by_scope ON outbox (scope) WHERE state = 'pending';
+CREATE INDEX outbox_owed ON outbox (cause) WHERE state NOT IN ('sent', 'refused');
+CREATE INDEX outbox_owed_by_scope ON outbox (scope) WHERE state NOT IN ('sent', 'refused');
 CREATE TABLE senders (
     digest TEXT PRIMARY KEY,
     events BIGINT NOT NULL,
@@ -126,6 +128,11 @@ pub enum Opened {
 /// Brings the schema up to [`VERSION`], in one transaction, and makes the
 /// secret if the store has none; refuses a newer one.
 pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
+    // Most opens find the schema current: read without the write lock.
+    let current = db.query("SELECT value FROM meta WHERE name = 'schema'", params![]);
+    if current.is_ok_and(|rows| rows.first().is_some_and(|r| r.text(0).is_ok_and(|v| v == VERSION.to_string()))) {
+        return Ok(Opened::Current);
+    }
     let mut tries = 0;
     loop {
         tries += 1;
