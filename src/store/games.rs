@@ -427,27 +427,28 @@ impl Store {
                 params![scope.as_str(), forget],
             )?;
         }
+        let claimed = self.first_state();
         for (n, reply) in replies.into_iter().enumerate() {
-            self.owe(&scope, event, n, cause, &reply, now)?;
+            self.owe(&scope, (event, n), cause, &reply, &claimed)?;
         }
         record.save(self)?;
         Ok(event)
     }
 
+    /// Keeps `reply`, the `n`th of `event`, owed in `state`.
     pub(super) fn owe(
         &self,
         scope: &str,
-        event: u32,
-        n: usize,
+        (event, n): (u32, usize),
         cause: &MailKey,
         reply: &Outgoing,
-        now: u64,
+        state: &str,
     ) -> Result<(), StoreError> {
         let refs = json(&reply.references);
         self.execute(
             "INSERT INTO outbox (message_id, scope, event, n, cause, to_name, to_address,
               reply_to, subject, body, in_reply_to, refs, html, state, time)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pending', $14)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
             params![
                 reply.message_id.as_str(),
                 scope,
@@ -462,7 +463,8 @@ impl Store {
                 reply.in_reply_to.as_deref(),
                 refs.as_str(),
                 reply.html.as_deref(),
-                now,
+                state,
+                super::now(),
             ],
         )?;
         Ok(())

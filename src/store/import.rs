@@ -206,7 +206,7 @@ impl Store {
             let cause = (ledger.handled.iter())
                 .find(|h| h.event == reply.event)
                 .map_or_else(|| MailKey(format!("import-{scope}")), |h| h.mail.clone());
-            self.owe(scope, reply.event, n, &cause, reply, super::now())?;
+            self.owe(scope, (reply.event, n), &cause, reply, "pending")?;
         }
         Ok(owed.len())
     }

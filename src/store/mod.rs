@@ -287,19 +287,34 @@ impl Store {
             return done.and(ended.map_err(self.fail()));
         }
         // (Claims and marks need not be durable: lost, a reply goes again.)
-        self.db.borrow_mut().batch("PRAGMA synchronous = NORMAL").map_err(self.fail())?;
+        self.db
+            .borrow_mut()
+            .batch("PRAGMA synchronous = NORMAL")
+            .map_err(self.fail())?;
         let done = self.claimed(message_id).and_then(|mine| match mine {
             Some(mine) => match send() {
                 Some(delivery) => self.settle(message_id, &delivery),
-                None => self.execute(
-                    "UPDATE outbox SET state = 'pending' WHERE message_id = $1 AND state = $2",
-                    params![message_id, mine.as_str()],
-                ).map(drop),
+                None => self
+                    .execute(
+                        "UPDATE outbox SET state = 'pending' WHERE message_id = $1 AND state = $2",
+                        params![message_id, mine.as_str()],
+                    )
+                    .map(drop),
             },
             None => Ok(()),
         });
         let durable = self.db.borrow_mut().batch("PRAGMA synchronous = FULL");
         done.and(durable.map_err(self.fail()))
+    }
+
+    /// The state a reply owed is written in: on SQLite already claimed for
+    /// this process, which sends it once the decision commits (no second
+    /// write to claim it); on PostgreSQL pending, locked when sent.
+    fn first_state(&self) -> String {
+        match self.kind() {
+            Kind::Sqlite => format!("sending:{}", std::process::id()),
+            Kind::Postgres => "pending".to_string(),
+        }
     }
 
     /// Claims `message_id` for this process if it is owed (pending, or
@@ -309,15 +324,23 @@ impl Store {
             "SELECT state FROM outbox WHERE message_id = $1",
             params![message_id],
         )?;
-        let Some(state) = rows.first().map(|r| r.text(0)).transpose().map_err(self.fail())? else {
+        let Some(state) = rows
+            .first()
+            .map(|r| r.text(0))
+            .transpose()
+            .map_err(self.fail())?
+        else {
             return Ok(None);
         };
+        let mine = self.first_state();
+        if state == mine {
+            return Ok(Some(mine)); // claimed when it was decided
+        }
         let gone = |pid: &str| !Path::new("/proc").join(pid).exists();
         let free = state == "pending" || state.strip_prefix("sending:").is_some_and(gone);
         if !free {
             return Ok(None);
         }
-        let mine = format!("sending:{}", std::process::id());
         let took = self.execute(
             "UPDATE outbox SET state = $1 WHERE message_id = $2 AND state = $3",
             params![mine.as_str(), message_id, state.as_str()],

@@ -130,7 +130,10 @@ pub enum Opened {
 pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
     // Most opens find the schema current: read without the write lock.
     let current = db.query("SELECT value FROM meta WHERE name = 'schema'", params![]);
-    if current.is_ok_and(|rows| rows.first().is_some_and(|r| r.text(0).is_ok_and(|v| v == VERSION.to_string()))) {
+    if current.is_ok_and(|rows| {
+        rows.first()
+            .is_some_and(|r| r.text(0).is_ok_and(|v| v == VERSION.to_string()))
+    }) {
         return Ok(Opened::Current);
     }
     let mut tries = 0;
