@@ -126,6 +126,12 @@ fn run_referee(prefix: &[&str], store: &Path, out: &Path, run: Run) -> std::proc
     if !matches!(run, Run::Import) {
         args.extend(["--from", REFEREE, "--store", store, "--send", &send]);
     }
+    spawned(&args, mail)
+}
+
+/// `args` (the first the program: strace, or the referee) run to the end,
+/// `stdin` written to it, its output dropped.
+fn spawned(args: &[&str], stdin: &[u8]) -> std::process::ExitStatus {
     let mut child = Command::new(args[0])
         .args(&args[1..])
         .stdin(Stdio::piped())
@@ -135,8 +141,8 @@ fn run_referee(prefix: &[&str], store: &Path, out: &Path, run: Run) -> std::proc
         .expect("strace is installed (tests/run.sh installs it)");
     {
         use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        let _ = stdin.write_all(mail);
+        let mut input = child.stdin.take().unwrap();
+        let _ = input.write_all(stdin);
     }
     child.wait().unwrap()
 }
@@ -432,16 +438,7 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
         let mut args: Vec<&str> = prefix.to_vec();
         args.push(env!("CARGO_BIN_EXE_mancala"));
         args.extend(["mail", "--from", REFEREE, "--store", store, "--send", &send]);
-        let mut child = Command::new(args[0])
-            .args(&args[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("strace is installed (tests/run.sh installs it)");
-        use std::io::Write;
-        let _ = child.stdin.take().unwrap().write_all(play.as_bytes());
-        child.wait().unwrap()
+        spawned(&args, play.as_bytes())
     };
     let outcome = |store: &str, out: &Path| {
         let mut sent: Vec<String> = std::fs::read_dir(out)

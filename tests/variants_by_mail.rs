@@ -119,6 +119,12 @@ fn every_variant_is_played_by_mail_to_its_end() {
     }
 }
 
+/// The one game of the store in `dir`.
+fn the_game(dir: &std::path::Path) -> mancala::store::GameRecord {
+    let store = Store::open(dir.join("referee.db")).unwrap();
+    store.list().unwrap().games.remove(0)
+}
+
 fn hosted(name: &str) -> (common::TempDir, HostedReferee, Stub) {
     let dir = common::temp_dir(name);
     let referee = HostedReferee::new(REFEREE, Store::open(dir.join("referee.db")).unwrap());
@@ -151,12 +157,7 @@ fn a_hosted_game_in_a_variant_keeps_it_to_the_end() {
         "{}",
         mail.body
     );
-    let record = Store::open(dir.join("referee.db"))
-        .unwrap()
-        .list()
-        .unwrap()
-        .games
-        .remove(0);
+    let record = the_game(&dir);
     assert_eq!(record.variant.as_deref(), Some("first-empty-wins"));
     // Help about the game says which variant it is played as.
     let help = deliver(
@@ -196,14 +197,7 @@ fn a_hosted_game_in_a_variant_keeps_it_to_the_end() {
         .remove(0);
         assert!(!mail.body.contains("no move was played"), "{}", mail.body);
     }
-    let game = Store::open(dir.join("referee.db"))
-        .unwrap()
-        .list()
-        .unwrap()
-        .games
-        .remove(0)
-        .game()
-        .unwrap();
+    let game = the_game(&dir).game().unwrap();
     assert!(game.is_over());
     assert_eq!(game.rules().variant_name(), Some("first-empty-wins"));
     // A variant the game does not have is refused with the reason.
@@ -249,12 +243,7 @@ fn a_hosted_game_from_a_set_up_sheet_keeps_its_start() {
         "{}",
         bob.body
     );
-    let record = Store::open(dir.join("referee.db"))
-        .unwrap()
-        .list()
-        .unwrap()
-        .games
-        .remove(0);
+    let record = the_game(&dir);
     let setup = record.setup.clone().expect("the store keeps the set-up");
     assert_eq!(
         (setup.south, setup.north, setup.stores),
@@ -270,15 +259,5 @@ fn a_hosted_game_from_a_set_up_sheet_keeps_its_start() {
     let sheet = Sheet::parse(&alice.body).unwrap();
     assert_eq!(sheet.game.start(), &start);
     assert_eq!(sheet.game.ply(), 2);
-    assert_eq!(
-        Store::open(dir.join("referee.db"))
-            .unwrap()
-            .list()
-            .unwrap()
-            .games[0]
-            .game()
-            .unwrap()
-            .start(),
-        &start
-    );
+    assert_eq!(the_game(&dir).game().unwrap().start(), &start);
 }
