@@ -230,6 +230,7 @@ impl Store {
         loop {
             tries += 1;
             self.db.borrow_mut().begin().map_err(self.fail())?;
+            self.conflicted.set(false); // (a conflict met outside counts for nothing here)
             self.in_transaction.set(true);
             let decided = decide();
             self.in_transaction.set(false);
