@@ -778,7 +778,11 @@ fn play_takes_a_move_written_as_mail_writes_it() {
     let sheet = text.split("You quit.").next().unwrap();
     let sown = mancala::sheet::Sheet::parse(sheet.rsplit("Your move").nth(1).unwrap_or(sheet));
     assert!(
-        sown.is_ok_and(|s| s.game.sowings().first().is_some_and(|w| w.pit.letter() == 'c')),
+        sown.is_ok_and(|s| s
+            .game
+            .sowings()
+            .first()
+            .is_some_and(|w| w.pit.letter() == 'c')),
         "c was not sown:\n{text}"
     );
 }
