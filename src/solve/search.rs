@@ -8,9 +8,10 @@
 use std::time::Instant;
 
 use super::dfpn::{ProofSearch, Unproven};
+use super::history::HistorySearch;
 use super::memo::{Key, Known, Memo, Path};
 use super::{Scoring, Tables};
-use crate::engine::{Pit, Position};
+use crate::engine::{EndReason, Game, Pit, Position};
 
 /// A position's value and each legal move's, for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -86,7 +87,7 @@ pub struct Solver<'a> {
 /// Where a long solve reports its steps.
 type Trace<'a> = Box<dyn FnMut(&str) + 'a>;
 
-const INF: i32 = 100_000;
+pub(super) const INF: i32 = 100_000;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
@@ -154,7 +155,61 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Solves `position`: exactly if it can within the budget.
+    /// Solves the position `game` has reached, on the game's history:
+    /// in Wari and Super-Wari a move that repeats a position seen since
+    /// the last capture ends the game (rule 5), which the position alone
+    /// cannot show. There, every line is searched with that history where
+    /// the tables hold the position, and the answer is exact only where
+    /// that search finished within the budget; elsewhere as
+    /// [`Solver::solve`], never exact.
+    pub fn solve_game(&mut self, game: &Game) -> Solution {
+        let position = game.position();
+        if let Some(outcome) = game.outcome().filter(|o| o.reason == EndReason::Repetition) {
+            // Rule 5 ended it: each took the stones on their own side.
+            let mover = position.to_move();
+            let value =
+                i32::from(outcome.score_of(mover)) - i32::from(outcome.score_of(mover.other()));
+            return Solution {
+                exact: true,
+                value,
+                moves: Vec::new(),
+                depth: None,
+                nodes: self.nodes,
+            };
+        }
+        if !position.rules().repetition_ends || game.is_over() {
+            return self.solve(position);
+        }
+        if self.tables.and_then(|t| t.bounds(position)).is_some() {
+            let budget = self.budget.saturating_sub(self.nodes);
+            let mut search = HistorySearch::new(self.tables, *position.rules(), budget);
+            let found = search.moves(game);
+            self.nodes += search.nodes;
+            if let Ok(moves) = found.as_ref() {
+                if let Some(value) = moves.iter().map(|m| m.1).max() {
+                    self.report(format_args!("on the game's history: exactly {value:+}"));
+                    return Solution {
+                        exact: true,
+                        value,
+                        moves: moves.clone(),
+                        depth: None,
+                        nodes: self.nodes,
+                    };
+                }
+            }
+        }
+        // Values of positions as fresh starts: history may change them.
+        let solution = self.solve(position);
+        Solution {
+            exact: false,
+            nodes: self.nodes,
+            ..solution
+        }
+    }
+
+    /// Solves `position`: exactly if it can within the budget (in Wari
+    /// and Super-Wari, as a game whose history starts there: see
+    /// [`Solver::solve_game`]).
     pub fn solve(&mut self, position: &Position) -> Solution {
         // The capture games' tables answer their positions outright.
         if let Some(solution) = self.tables.and_then(|t| t.solution(position)) {
@@ -223,9 +278,16 @@ impl<'a> Solver<'a> {
     /// is won or lost. `None` when the budget runs out first, play can
     /// cycle, or the game is not one the exact search knows.
     pub fn at_least(&mut self, position: &Position, bound: i32) -> Option<BoundTest> {
-        // The capture games' tables answer their positions outright.
-        let tabled = self.tables.and_then(|t| t.solution(position));
-        if let Some(solution) = tabled.filter(|s| s.exact) {
+        self.at_least_in(&Game::from_position(*position), bound)
+    }
+
+    /// [`Solver::at_least`] for the position `game` has reached, on the
+    /// game's history (see [`Solver::solve_game`]).
+    pub fn at_least_in(&mut self, game: &Game, bound: i32) -> Option<BoundTest> {
+        let position = game.position();
+        // The capture games are answered on their history, where exact.
+        if position.rules().repetition_ends {
+            let solution = Some(self.solve_game(game)).filter(|s| s.exact)?;
             return Some(BoundTest {
                 holds: solution.value >= bound,
                 moves: (solution.moves.iter())
