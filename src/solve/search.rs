@@ -421,6 +421,15 @@ impl<'a> Solver<'a> {
             return Err(Stop::Budget);
         }
         let home = scoring.home_term(position);
+        if let Some((lower, upper)) = stones_left(scoring, position) {
+            // Not a bound worth keeping: it costs nothing to find again.
+            if lower >= beta {
+                return Ok(lower);
+            }
+            if upper <= alpha {
+                return Ok(upper);
+            }
+        }
         if let Some(known) = known {
             let lower = known.lower.map_or(-INF, |v| v + home);
             let upper = known.upper.map_or(INF, |v| v + home);
@@ -508,8 +517,12 @@ impl<'a> Solver<'a> {
                         }
                     }
                     probe.1 = probe.0.and_then(|k| self.memo.get(k));
+                    // Searched in order of what the move gains for the
+                    // store (after the memo's best and the free turns):
+                    // a gain is most often the best move.
+                    let gain = relative(position, &child, home);
                     if count < open.len() {
-                        open[count] = Some((pit, child, same, probe));
+                        open[count] = Some((pit, child, same, probe, gain));
                         count += 1;
                     }
                     let known = probe.1;
@@ -518,7 +531,16 @@ impl<'a> Solver<'a> {
                     } else {
                         known.and_then(|k| k.upper)
                     };
-                    bound.map(|v| relative(position, &child, v + home))
+                    // The stones left bound it too: every one won, or lost.
+                    let futile = stones_left(scoring, &child).map(|(lo, hi)| match same {
+                        true => lo,
+                        false => -hi,
+                    });
+                    let bound = bound.map(|v| relative(position, &child, v + home));
+                    match (bound, futile) {
+                        (Some(b), Some(f)) => Some(b.max(f)),
+                        (b, f) => b.or(f),
+                    }
                 }
             };
             if let Some(v) = bound {
@@ -531,7 +553,14 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        for &(pit, child, same, probe) in open[..count].iter().flatten() {
+        // Stable: the memo's best first, then the free turns, kept ahead.
+        let first = usize::from(known_best.is_some_and(|b| {
+            open[..count]
+                .first()
+                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
+        }));
+        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.4))));
+        for &(pit, child, same, probe, _) in open[..count].iter().flatten() {
             let value = if same {
                 self.unsettled(scoring, &child, probe, alpha, beta)?
             } else {
@@ -622,6 +651,19 @@ impl<'a> Solver<'a> {
             }
         }
         best
+    }
+}
+
+/// Bounds on a position's value from the stones left in its pits: every
+/// one of them won, or every one lost (where the value is the margin).
+fn stones_left(scoring: Scoring, position: &Position) -> Option<(i32, i32)> {
+    match scoring {
+        Scoring::Margin => {
+            let home = scoring.home_term(position);
+            let left = i32::from(position.stones_in_pits());
+            Some((home - left, home + left))
+        }
+        Scoring::WinLoss => None,
     }
 }
 
