@@ -82,6 +82,10 @@ pub struct Solver<'a> {
     /// search made when first needed), not by MTD(f).
     proof_numbers: bool,
     proof: Option<ProofSearch<'a>>,
+    /// The threads the root's moves are shared out among: one unless
+    /// asked ([`Solver::on_cores`]), so that a budget means the same work
+    /// on any machine.
+    threads: usize,
 }
 
 /// Where a long solve reports its steps.
@@ -125,7 +129,17 @@ impl<'a> Solver<'a> {
             started: Instant::now(),
             proof_numbers: false,
             proof: None,
+            threads: 1,
         }
+    }
+
+    /// Shares the root's moves out among `threads` threads (`solve`'s
+    /// values and `at_least`'s bounds), each with a solver of its own:
+    /// its share of the memo's memory and of the budget. The values are
+    /// the same; the positions counted, and where a budget runs out, are not.
+    pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Searches a game of win or loss (Waurie) by proof numbers (df-pn),
@@ -219,21 +233,23 @@ impl<'a> Solver<'a> {
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         // The exact search needs the memo's keys (and its cycle check).
         if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
+            let guesses = self.guesses(position, &legal);
+            let valued = self.shared_out(
+                guesses.len(),
+                &|solver, i| {
+                    let (_, child, guess) = guesses[i];
+                    let sign = relative(position, &child, 1);
+                    solver.move_value(scoring, &child, guess, sign)
+                },
+                &|_| false,
+            );
             let mut moves = Vec::new();
-            let mut exact = true;
-            for (pit, child, guess) in self.guesses(position, &legal) {
-                let sign = relative(position, &child, 1);
-                match self.move_value(scoring, &child, guess, sign) {
-                    Ok(v) => {
-                        let v = relative(position, &child, v);
-                        self.report(format_args!("{pit}: exactly {v:+}"));
-                        moves.push((pit, v));
-                    }
-                    Err(_) => {
-                        exact = false;
-                        break;
-                    }
-                }
+            let exact = valued.is_ok();
+            for (i, v) in valued.unwrap_or_default() {
+                let (pit, child, _) = guesses[i];
+                let v = relative(position, &child, v);
+                self.report(format_args!("{pit}: exactly {v:+}"));
+                moves.push((pit, v));
             }
             moves.sort_by_key(|&(pit, _)| pit.index());
             if exact {
@@ -271,6 +287,21 @@ impl<'a> Solver<'a> {
         guesses
     }
 
+    /// The value of `position` alone, for its mover: MTD(f) on the
+    /// position itself from a short search's guess, so that only the best
+    /// move is valued and every other is proved no better (where
+    /// [`Solver::solve`] values each). `None` when the budget runs out
+    /// first, play can cycle, or the game is not one the exact search knows.
+    pub fn value(&mut self, position: &Position) -> Option<i32> {
+        let scoring = Scoring::of(position.rules())?;
+        Key::of(position)?;
+        if let Some(v) = self.settled(scoring, position) {
+            return Some(v);
+        }
+        let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
+        self.mtdf(scoring, position, guess, 1).ok()
+    }
+
     /// Whether the value of `position` for its mover is at least `bound`:
     /// one null-window search a first move, the best looking first, until
     /// one reaches it. Far from the exact value such a proof costs far
@@ -305,17 +336,27 @@ impl<'a> Solver<'a> {
             });
         }
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
+        let guesses = self.guesses(position, &legal);
+        let tested = self.shared_out(
+            guesses.len(),
+            &|solver, i| {
+                let (_, child, _) = guesses[i];
+                // The child's value v, for its own mover, is `sign * v` here.
+                let sign = relative(position, &child, 1);
+                let beta = if sign > 0 { bound } else { 1 - bound };
+                solver.path.clear();
+                let g = solver.exact(scoring, &child, beta - 1, beta)?;
+                Ok((g >= beta) == (sign > 0))
+            },
+            &|&reaches| reaches,
+        );
         let mut moves = Vec::new();
-        for (pit, child, _) in self.guesses(position, &legal) {
-            // The child's value v, for its own mover, is `sign * v` here.
-            let sign = relative(position, &child, 1);
-            let beta = if sign > 0 { bound } else { 1 - bound };
-            self.path.clear();
-            let g = self.exact(scoring, &child, beta - 1, beta).ok()?;
-            let reaches = (g >= beta) == (sign > 0);
+        for (i, reaches) in tested.ok()? {
             let proved = Proved::of_test(bound, reaches);
+            let pit = guesses[i].0;
             self.report(format_args!("{pit}: {proved}"));
             moves.push((pit, proved));
+            // The moves a search one at a time would have tried.
             if reaches {
                 break;
             }
@@ -323,6 +364,81 @@ impl<'a> Solver<'a> {
         moves.sort_by_key(|&(pit, _)| pit.index());
         let holds = moves.iter().any(|(_, p)| matches!(p, Proved::AtLeast(_)));
         Some(BoundTest { holds, moves })
+    }
+
+    /// `job` for each of `jobs` root moves in turn, the moves shared out
+    /// among the cores, each thread a solver of its own (with its share of
+    /// the memo's memory and of the budget left); no move is begun after
+    /// one is `enough`. The results in the order of the moves, up to the
+    /// last begun (every earlier one finished), or why one stopped. On one
+    /// core, this solver does them all (its memo kept for the next).
+    fn shared_out<T: Send>(
+        &mut self,
+        jobs: usize,
+        job: &(dyn Fn(&mut Solver, usize) -> Result<T, Stop> + Sync),
+        enough: &(dyn Fn(&T) -> bool + Sync),
+    ) -> Result<Vec<(usize, T)>, Stop> {
+        let threads = self.threads.min(jobs);
+        if threads <= 1 {
+            let mut done = Vec::new();
+            for i in 0..jobs {
+                let result = job(self, i)?;
+                let stop = enough(&result);
+                done.push((i, result));
+                if stop {
+                    break;
+                }
+            }
+            return Ok(done);
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let found = std::sync::atomic::AtomicBool::new(false);
+        let budget = self.budget.saturating_sub(self.nodes) / threads as u64;
+        let entries = self.memo.most_bytes() / 16 / threads;
+        let (tables, proof_numbers) = (self.tables, self.proof_numbers);
+        let each = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut solver = Solver::with_memo(tables, budget, Memo::growing(entries));
+                        solver.proof_numbers = proof_numbers;
+                        let mut done = Vec::new();
+                        while !found.load(std::sync::atomic::Ordering::Relaxed) {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= jobs {
+                                break;
+                            }
+                            let result = job(&mut solver, i);
+                            if result.as_ref().map_or(true, enough) {
+                                found.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            done.push((i, result));
+                        }
+                        (done, solver.nodes)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
+        });
+        let mut done = Vec::new();
+        for worker in each {
+            // A worker's panic is a bug: passed on, never hidden.
+            let (results, nodes) = worker.unwrap_or_else(|e| std::panic::resume_unwind(e));
+            self.nodes += nodes;
+            done.extend(results);
+        }
+        done.sort_by_key(|d| d.0);
+        let mut results = Vec::new();
+        for (i, result) in done {
+            let result = result?;
+            let stop = enough(&result);
+            results.push((i, result));
+            // What came after was begun only because this had not ended.
+            if stop {
+                break;
+            }
+        }
+        Ok(results)
     }
 
     /// The exact value of a root move's `child` for its mover: by proof
