@@ -2,7 +2,11 @@
 //! the exact solver (nodes a second) on a fixed set of positions; for the
 //! capture games (Wari, Super-Wari) the tables' speed and how often
 //! `strong` keeps the game's value (its result) and the tables' margin.
-//! Run: `cargo bench --bench solve`.
+//! First, Kalah (6,3) and (6,4) under the empty-capture rule: the root
+//! value's positions a solve and a second, beside Irving's program's counts
+//! on the same start, table depth and memory (docs/perfect-play.md).
+//! Run: `cargo bench --bench solve` (`MANCALA_TABLES=DIR` to take
+//! `DIR/kalah-empty-capture.tables`, else tables to 18 are built first).
 
 use std::time::Instant;
 
@@ -13,6 +17,7 @@ use mancala::solve::{Solver, Tables};
 const TABLE_STONES: usize = 12;
 
 fn main() {
+    kalah_against_irving();
     for (ruleset, stones) in [(Ruleset::Wari, 10), (Ruleset::SuperWari, 7)] {
         capture_tables(ruleset, stones);
     }
@@ -157,4 +162,59 @@ fn count_exact(tables: &Tables, rules: &mancala::engine::Rules, stones: usize) -
         }
     }
     format!("{:.1}%", 100.0 * exact as f64 / met as f64)
+}
+
+/// Irving's program (girving/kalah, `make serial`, `kalah-s -t 22 -e D -E
+/// eg.dat s N`: a 64 MB table) on Kalah (6,N) under empty-capture with his
+/// endgame database to D stones, on this machine: (N, D, the value, nodes
+/// searched, seconds of CPU, reading the database included).
+/// docs/perfect-play.md has the commands.
+const IRVING: [(u8, usize, i32, u64, f64); 4] = [
+    (3, 18, 2, 66_310, 0.03),
+    (4, 18, 10, 25_255_479, 9.19),
+    (3, 23, 2, 6_518, 0.0),
+    (4, 23, 10, 4_831_548, 1.79),
+];
+
+/// Kalah (6,3) and (6,4) under empty-capture: the start's value alone
+/// ([`Solver::value`]), with a 64 MB memo, beside Irving's counts.
+fn kalah_against_irving() {
+    let rules = |stones| {
+        Ruleset::Kalah
+            .with_stones(stones)
+            .and_then(|r| r.with_variant("empty-capture"))
+            .expect("Kalah with empty-capture")
+    };
+    let started = Instant::now();
+    let tables = std::env::var_os("MANCALA_TABLES")
+        .map(|dir| std::path::PathBuf::from(dir).join("kalah-empty-capture.tables"))
+        .and_then(|path| std::fs::File::open(path).ok())
+        .and_then(|mut file| Tables::read(&rules(4), &mut file).ok());
+    let tables = match tables {
+        Some(tables) => tables,
+        None => Tables::build(&rules(4), 18, &mut |_, _| {}).expect("tables"),
+    };
+    let depth = tables.max_stones();
+    println!(
+        "kalah (empty-capture): tables to {depth} stones in pits ({:.1} s to read or build)",
+        started.elapsed().as_secs_f64()
+    );
+    for stones in [3u8, 4] {
+        let mut solver = Solver::with_memory(Some(&tables), u64::MAX, 64).expect("64 MB");
+        let started = Instant::now();
+        let value = solver.value(&Position::start(rules(stones), Side::South));
+        let seconds = started.elapsed().as_secs_f64();
+        let nodes = solver.nodes;
+        print!(
+            "kalah (6,{stones}) empty-capture, the start's value {value:?}: {nodes} positions in {seconds:.2} s, {:.2} million a second",
+            nodes as f64 / seconds / 1e6
+        );
+        match IRVING.iter().find(|i| i.0 == stones && i.1 == depth) {
+            Some(&(_, _, v, theirs, cpu)) => println!(
+                "; Irving's program, the same tables' depth: {v:+} in {theirs} positions, {cpu:.2} s of CPU: ours {:.2} times his positions",
+                nodes as f64 / theirs as f64
+            ),
+            None => println!("; Irving's counts are for tables to 18 and 23 only"),
+        }
+    }
 }

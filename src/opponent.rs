@@ -60,6 +60,9 @@ pub enum Reason {
     Searched,
     /// The solver's exact choice, worth this much.
     Perfect(i32),
+    /// Beyond the solver's reach: worth about this much (the final
+    /// margin, as the solver estimates it).
+    Estimated(i32),
     OnlyMove,
 }
 
@@ -101,6 +104,7 @@ impl fmt::Display for Reason {
             Reason::Fallback(s) => write!(f, "no free turn or capture, so the {}", s.describe()),
             Reason::Searched => f.write_str("the best it found"),
             Reason::Perfect(value) => write!(f, "perfect play, worth {value:+}"),
+            Reason::Estimated(value) => write!(f, "not exact, worth about {value:+}"),
             Reason::OnlyMove => f.write_str("the only move"),
         }
     }
@@ -244,6 +248,10 @@ impl Opponent {
     /// The move this opponent plays for the side to move, or `None` when
     /// the game is over.
     pub fn choose(&self, game: &Game, rng: &mut SplitMix64) -> Option<Choice> {
+        // Over by the game's history (a repetition), not only its board.
+        if game.is_over() {
+            return None;
+        }
         let legal = game.legal_moves();
         if legal.len() == 1 {
             return legal
@@ -258,22 +266,42 @@ impl Opponent {
             Opponent::Greedy(fallback) => Some(greedy(position, legal, fallback, rng)),
             Opponent::Search { nodes, .. } => search(position, nodes),
             Opponent::Perfect { nodes, tables } => {
-                let solution = crate::solve::Solver::new(tables, nodes).solve(position);
+                let solution = crate::solve::Solver::new(tables, nodes).solve_game(game);
                 let best = solution
                     .moves
                     .iter()
                     .max_by_key(|m| (m.1, std::cmp::Reverse(m.0)));
-                // Exact, or the tables' best (in Wari games, where play
-                // may cycle, the tables' values bound the game's).
-                match best.filter(|_| solution.exact || solution.depth.is_none()) {
-                    Some(&(pit, value)) => Some(Choice {
+                let worth = |pit: Pit| solution.moves.iter().find(|m| m.0 == pit).map(|m| m.1);
+                match best {
+                    Some(&(pit, value)) if solution.exact => Some(Choice {
                         pit,
                         reason: Reason::Perfect(value),
                         eval: Some(value),
                         depth: 0,
                         nodes: solution.nodes,
                     }),
-                    None => search(position, LEVELS[0].1),
+                    // The tables' best, where play may cycle (in Wari
+                    // games their values bound the game's).
+                    Some(&(pit, value)) if solution.depth.is_none() => Some(Choice {
+                        pit,
+                        reason: Reason::Estimated(value),
+                        eval: Some(value),
+                        depth: 0,
+                        nodes: solution.nodes,
+                    }),
+                    // Out of reach: `strong`'s move, valued on the game's
+                    // scale (the final margin) by the solver's search, as
+                    // `solve` values it, never in the search's own score.
+                    _ => search(position, LEVELS[0].1).map(|choice| match worth(choice.pit) {
+                        Some(value) => Choice {
+                            reason: Reason::Estimated(value),
+                            eval: Some(value),
+                            depth: solution.depth.unwrap_or(0),
+                            nodes: choice.nodes + solution.nodes,
+                            ..choice
+                        },
+                        None => choice,
+                    }),
                 }
             }
         }

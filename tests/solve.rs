@@ -543,3 +543,162 @@ fn tables_check_passes_built_tables_and_names_the_position_a_damaged_byte_spoils
         "the built-in wari tables, to 11 stones in pits: all",
     );
 }
+
+/// A Wari sheet set up with these rows and captures, South to move.
+fn wari_set_up(rows: &str, captured: [u8; 2]) -> String {
+    let out = run(&["new", "wari", "--position", rows], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sheet = stdout(&out);
+    let total: u32 = rows
+        .split_whitespace()
+        .filter_map(|n| n.parse::<u32>().ok())
+        .sum();
+    // `new` splits the rest evenly: the captures asked for instead.
+    let even = (48 - total) / 2;
+    let asked = format!("captured {},{}", captured[0], captured[1]);
+    let sheet = sheet.replace(&format!("captured {even},{}", 48 - total - even), &asked);
+    let sheet = sheet.replace(
+        &format!("Captured: south {even}, north {}", 48 - total - even),
+        &format!("Captured: south {}, north {}", captured[0], captured[1]),
+    );
+    assert!(sheet.contains(&asked), "{sheet}");
+    sheet
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
+#[test]
+fn solve_says_exact_in_text_only_where_its_json_does_and_the_value_is_the_best_moves() {
+    // The only move, f, is worth what the position is (the set-up comes
+    // back: a draw), in text and JSON alike.
+    let sheet = wari_set_up("0 0 0 0 0 1 / 0 0 0 0 0 1", [23, 23]);
+    let value = json_of(&run(&["solve", "-", "--json"], sheet.as_bytes()));
+    assert_eq!(value["exact"], true, "{value}");
+    assert_eq!(value["moves"], serde_json::json!({"f": 0}), "{value}");
+    assert_eq!(value["value"], 0, "{value}");
+    let text = stdout(&run(&["solve", "-"], sheet.as_bytes()));
+    assert_eq!(text, "exact value for South (South) to move: +0\n  f: +0\n");
+    // Where the search of the game's history cannot finish (a budget of
+    // one position), the tables' values as fresh starts: not exact, in
+    // both, and the value is still the best move's.
+    let sheet = wari_set_up("0 1 0 0 0 1 / 0 0 0 0 0 1", [23, 22]);
+    let args = ["solve", "-", "--json", "--nodes", "1"];
+    let value = json_of(&run(&args, sheet.as_bytes()));
+    assert_eq!(value["exact"], false, "{value}");
+    let best = value["moves"]
+        .as_object()
+        .unwrap()
+        .values()
+        .max_by_key(|v| v.as_i64());
+    assert_eq!(Some(&value["value"]), best, "{value}");
+    let text = stdout(&run(
+        &args[..2]
+            .iter()
+            .chain(&args[3..])
+            .copied()
+            .collect::<Vec<_>>(),
+        sheet.as_bytes(),
+    ));
+    assert!(
+        text.starts_with("not exact (play can repeat a position here"),
+        "{text}"
+    );
+    assert!(!text.contains("exact value"), "{text}");
+}
+
+#[test]
+fn solve_values_a_wari_move_that_repeats_the_set_up_by_the_repetition_rule() {
+    // f leads by force back to a position of the game (the set-up counts
+    // as its first occurrence): the engine ends it there, +2 for South,
+    // where the tables, valuing f's position as a fresh start, say +4.
+    let sheet = wari_set_up("0 1 0 0 0 1 / 0 0 0 0 0 1", [23, 22]);
+    let value = json_of(&run(&["solve", "-", "--json"], sheet.as_bytes()));
+    assert_eq!(value["exact"], true, "{value}");
+    assert_eq!(
+        value["moves"],
+        serde_json::json!({"b": 4, "f": 2}),
+        "{value}"
+    );
+    assert_eq!(value["value"], 4);
+    // Played out, f does end by repetition at +2: South 25, North 23.
+    let mut game = run(&["move", "-", "f"], sheet.as_bytes()).stdout;
+    for _ in 0..40 {
+        if stdout_bytes(&game).contains("Result") {
+            break;
+        }
+        let hint = json_of(&run(&["hint", "-", "--json"], &game));
+        let pit = hint["move"].as_str().unwrap().to_string();
+        let out = run(&["move", "-", &pit], &game);
+        assert!(out.status.success(), "{}", stderr(&out));
+        game = out.stdout;
+    }
+    let text = stdout_bytes(&game);
+    assert!(text.contains("the position repeated"), "{text}");
+    assert!(text.contains("25 to 23"), "{text}");
+}
+
+fn stdout_bytes(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn hint_on_a_game_ended_by_repetition_says_the_game_is_over() {
+    let mut game = wari_set_up("0 0 0 0 0 1 / 0 0 0 0 0 1", [23, 23]).into_bytes();
+    // Every move here is forced: f, f, then a to e on both sides.
+    for pit in ["f", "f", "a", "a", "b", "b", "c", "c", "d", "d", "e", "e"] {
+        let out = run(&["move", "-", pit], &game);
+        assert!(out.status.success(), "{}", stderr(&out));
+        game = out.stdout;
+    }
+    assert!(stdout_bytes(&game).contains("the position repeated"));
+    let out = run(&["hint", "-"], &game);
+    assert_eq!(out.status.code(), Some(65), "{}", stdout(&out));
+    assert_eq!(
+        stderr(&out),
+        "mancala: the game is over: there is no move to suggest\n"
+    );
+    let out = run(&["solve", "-"], &game);
+    assert_eq!(out.status.code(), Some(65));
+    // The analysis of the game ends on the repetition's draw.
+    let analysis = json_of(&run(&["analyze", "-", "--json"], &game));
+    let last = &analysis["turns"].as_array().unwrap()[11];
+    assert_eq!((&last["after"], &last["exact"]), (&0.into(), &true.into()));
+}
+
+#[test]
+fn hint_solve_and_analysis_speak_the_final_margin() {
+    // Kalah with 2 stones: exact within the hint's budget. South wins by
+    // 6 with e: the hint, the solve and the analysis say +6.
+    let start = stdout(&run(&["new", "kalah", "--stones", "2"], b""));
+    let solved = json_of(&run(&["solve", "-", "--json"], start.as_bytes()));
+    assert_eq!(
+        (&solved["exact"], &solved["value"]),
+        (&true.into(), &6.into())
+    );
+    let hint = json_of(&run(&["hint", "-", "--json"], start.as_bytes()));
+    let pit = hint["move"].as_str().unwrap();
+    assert_eq!(hint["eval"], solved["moves"][pit], "{hint}");
+    assert_eq!(hint["eval"], 6);
+    let text = stdout(&run(&["hint", "-"], start.as_bytes()));
+    assert_eq!(text, format!("{pit} (perfect: perfect play, worth +6)\n"));
+    let played = run(&["move", "-", pit], start.as_bytes()).stdout;
+    let analysis = json_of(&run(&["analyze", "-", "--json"], &played));
+    assert_eq!(analysis["turns"][0]["before"], 6);
+    // Kalah with 4 stones is beyond the hint's 500,000 positions: its
+    // estimate is the solver's on the same budget, the final margin, and
+    // never the strong search's own score (which said +14 here).
+    let start = stdout(&run(&["new", "kalah"], b""));
+    let hint = json_of(&run(&["hint", "-", "--json"], start.as_bytes()));
+    let args = ["solve", "-", "--json", "--nodes", "500000"];
+    let solved = json_of(&run(&args, start.as_bytes()));
+    assert_eq!(solved["exact"], false);
+    let pit = hint["move"].as_str().unwrap();
+    assert_eq!(hint["eval"], solved["moves"][pit], "{hint} {solved}");
+    assert_eq!(hint["depth"], solved["depth"], "{hint} {solved}");
+    let text = stdout(&run(&["hint", "-"], start.as_bytes()));
+    assert!(text.contains("not exact, worth about"), "{text}");
+    assert!(!text.contains("score"), "{text}");
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mancala::engine::{Game, Position, Rules, Side, SplitMix64};
-use mancala::opponent::{Choice, Opponent};
+use mancala::opponent::{Choice, Opponent, Reason};
 use mancala::sheet::{Players, Sheet};
 
 use super::{print, CliResult, Failure};
@@ -46,12 +46,21 @@ pub fn hint(sheet: &Sheet, opponent: Option<Opponent>, json: bool) -> CliResult 
 }
 
 fn describe(choice: &Choice, opponent: &Opponent) -> String {
-    match choice.eval {
-        Some(eval) => format!(
+    // The solver's values are the game's final margin, said as its reason
+    // says them; only a search's own score (another scale) is a "score".
+    match (choice.reason, choice.eval) {
+        (Reason::Estimated(_), _) if choice.depth > 0 => format!(
+            "{} ({opponent}: {} by a search of depth {})",
+            choice.pit, choice.reason, choice.depth
+        ),
+        (Reason::Perfect(_) | Reason::Estimated(_), _) => {
+            format!("{} ({opponent}: {})", choice.pit, choice.reason)
+        }
+        (_, Some(eval)) => format!(
             "{} ({opponent}: {}, score {eval:+} at depth {})",
             choice.pit, choice.reason, choice.depth
         ),
-        None => format!("{} ({opponent}: {})", choice.pit, choice.reason),
+        _ => format!("{} ({opponent}: {})", choice.pit, choice.reason),
     }
 }
 

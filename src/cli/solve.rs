@@ -129,6 +129,8 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
     if proof_numbers {
         solver = solver.by_proof_numbers();
     }
+    // Every core, as the tables are built: the root's moves shared out.
+    solver = solver.on_cores(mancala::solve::tables::default_threads());
     if verbose {
         let reach = tables.as_ref().map_or("no tables".to_string(), |t| {
             format!("tables to {} stones in pits", t.max_stones())
@@ -142,18 +144,24 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
     if let Some(bound) = at_least {
         return bound_test(sheet, json, solver, bound, search.nodes);
     }
-    let solution = solver.solve(position);
+    let solution = solver.solve_game(&sheet.game);
     if json {
         return print(&format!("{}\n", json_of(&solution)));
     }
     let side = position.to_move();
-    let mut out = match solution.depth {
-        None => format!("exact value for {} ({side}) to move: {:+}\n", sheet.name(side), solution.value),
-        Some(depth) => format!(
-            "not exact (out of reach within {} positions): {:+} for {} ({side}) by a search of depth {depth}\n",
-            search.nodes,
-            solution.value,
-            sheet.name(side)
+    let name = sheet.name(side);
+    // Worded from `exact`, as the JSON says it: the two never disagree.
+    let mut out = match (solution.exact, solution.depth) {
+        (true, _) => format!("exact value for {name} ({side}) to move: {:+}\n", solution.value),
+        (false, Some(depth)) => format!(
+            "not exact (out of reach within {} positions): {:+} for {name} ({side}) by a search of depth {depth}\n",
+            search.nodes, solution.value,
+        ),
+        (false, None) => format!(
+            "not exact (play can repeat a position here, and the search of the game's \
+             history did not finish within {} positions): {:+} for {name} ({side}), \
+             each move valued as a fresh start by the tables\n",
+            search.nodes, solution.value,
         ),
     };
     for (pit, value) in &solution.moves {
@@ -166,7 +174,7 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
 /// each first move's proven bound.
 fn bound_test(sheet: &Sheet, json: bool, mut solver: Solver, bound: i32, nodes: u64) -> CliResult {
     let position = sheet.game.position();
-    let Some(test) = solver.at_least(position, bound) else {
+    let Some(test) = solver.at_least_in(&sheet.game, bound) else {
         // Out of reach, as an inexact solve is: an answer, not an error.
         return print(&match json {
             true => format!(

@@ -3,7 +3,7 @@
 //! where a won position was let go, stand out.
 
 use super::{Solver, Tables};
-use crate::engine::{Game, Pit, Position, Side};
+use crate::engine::{Game, Pit, Side};
 
 /// One turn, valued for the player who made it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -70,21 +70,22 @@ impl Analysis {
 /// Analyses every turn of `game`, each position with a budget of `nodes`.
 pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
     let mut turns = Vec::new();
-    let mut position = *game.start();
+    // Replayed with its history: in Wari games a repetition ends it.
+    let mut replay = Game::from_position(*game.start());
     let sowings = game.sowings();
     let mut i = 0;
     while i < sowings.len() {
         let side = sowings[i].side;
-        let before_position = position;
+        let before_game = replay.clone();
         let mut played = Vec::new();
         while i < sowings.len() && sowings[i].side == side {
-            position.play_unchecked(sowings[i].pit);
+            replay.play_unchecked(sowings[i].pit);
             played.push(sowings[i].pit);
             i += 1;
         }
         let mut solver = Solver::new(tables, nodes);
-        let before = solver.solve(&before_position);
-        let after = value_for(&mut Solver::new(tables, nodes), &position, side);
+        let before = solver.solve_game(&before_game);
+        let after = value_for(&mut Solver::new(tables, nodes), &replay, side);
         let exact = before.exact && after.1;
         let best_value = before.moves.iter().map(|m| m.1).max();
         let best = before
@@ -119,10 +120,11 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
     Analysis { turns }
 }
 
-/// The value of `position` for `side`, and whether it is exact.
-fn value_for(solver: &mut Solver, position: &Position, side: Side) -> (i32, bool) {
-    let solution = solver.solve(position);
-    let value = if position.to_move() == side {
+/// The value of the position `game` has reached for `side`, and whether
+/// it is exact.
+fn value_for(solver: &mut Solver, game: &Game, side: Side) -> (i32, bool) {
+    let solution = solver.solve_game(game);
+    let value = if game.position().to_move() == side {
         solution.value
     } else {
         -solution.value

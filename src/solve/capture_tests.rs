@@ -184,6 +184,113 @@ fn super_wari_tables_agree_with_the_path_dependent_search() {
     check(Ruleset::SuperWari, 3, 2000);
 }
 
+/// `solve` on a Wari game values each move on the game's own history: a
+/// move whose play can come back to a position seen since the last capture
+/// (the set-up counting as the first occurrence) is valued by the
+/// repetition rule, as the engine ends the game, never as a fresh start.
+fn check_history(ruleset: Ruleset, stones: usize, cases: u32) {
+    let rules = ruleset.rules();
+    let to_the_end = Rules {
+        majority_wins: false,
+        ..rules
+    };
+    let tables = Tables::build(&rules, stones, &mut |_, _| {}).unwrap();
+    let (asked, exact, differs) = (Cell::new(0), Cell::new(0), Cell::new(0));
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (random_position(to_the_end, stones), 0..2usize, any::<u64>());
+    let result = runner.run(&strategy, |(position, before, seed)| {
+        // A set-up, or a set-up and a move or two that captured nothing:
+        // then the history holds more than the position.
+        let mut game = Game::from_position(position);
+        let mut rng = crate::engine::SplitMix64::new(seed);
+        for _ in 0..before {
+            let legal: Vec<_> = game.legal_moves().into_iter().collect();
+            if legal.is_empty() {
+                break;
+            }
+            let pit = legal[rng.below(legal.len())];
+            let mut next = game.clone();
+            if next.play_unchecked(pit).captured == 0 {
+                game = next;
+            }
+        }
+        let real = Game::from_position(under(rules, game.start()));
+        let mut real_game = real;
+        for sowing in game.sowings() {
+            real_game.play_unchecked(sowing.pit);
+        }
+        // (Most random splits of the captured stones are over by the
+        // majority rule.)
+        if game.is_over() || real_game.is_over() {
+            return Ok(());
+        }
+        asked.set(asked.get() + 1);
+        let solution = super::Solver::new(Some(&tables), 1_000_000).solve_game(&real_game);
+        if !solution.exact {
+            return Ok(());
+        }
+        exact.set(exact.get() + 1);
+        let mut search = PathSearch {
+            tables: &tables,
+            rules,
+            after_capture: HashMap::new(),
+            nodes: 0,
+        };
+        for &(pit, value) in &solution.moves {
+            let mut next = game.clone();
+            next.play_unchecked(pit);
+            // Wari games have no bonus sowing: the turn always passes.
+            let truth = -search.search(&next, -1000, 1000);
+            prop_assert_eq!(
+                value,
+                truth,
+                "{:?} after {:?}: {}",
+                game.start(),
+                game.sowings(),
+                pit
+            );
+            let mut child = *real_game.position();
+            child.play_unchecked(pit);
+            if tables.value(&child).map(|v| -v) != Some(truth) {
+                differs.set(differs.get() + 1);
+            }
+        }
+        let best = solution.moves.iter().map(|m| m.1).max();
+        prop_assert_eq!(Some(solution.value), best);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{ruleset}: {failure}");
+    }
+    eprintln!(
+        "{ruleset}: {} of {} exact, {} moves the history changes",
+        exact.get(),
+        asked.get(),
+        differs.get()
+    );
+    assert!(asked.get() > 100, "{ruleset}: {} asked", asked.get());
+    assert_eq!(
+        exact.get(),
+        asked.get(),
+        "{ruleset}: small games all solved"
+    );
+    assert!(differs.get() > 0, "{ruleset}: the history changed no move");
+}
+
+#[test]
+fn solve_values_wari_moves_on_the_games_history_as_the_engine_ends_it() {
+    check_history(Ruleset::Wari, 3, 10_000);
+}
+
+#[test]
+fn solve_values_super_wari_moves_on_the_games_history_as_the_engine_ends_it() {
+    check_history(Ruleset::SuperWari, 3, 10_000);
+}
+
 /// Every position of every layer: its bounds are the best of its moves'
 /// (each move as the engine plays it, valued by the tables).
 fn check_layers(ruleset: Ruleset, stones: usize) {
@@ -229,7 +336,7 @@ fn pits_tables_are_the_same_on_any_number_of_threads() {
 fn perfect_never_picks_a_move_the_tables_value_lower() {
     use crate::engine::SplitMix64;
     use crate::opponent::Opponent;
-    for (ruleset, stones) in [(Ruleset::Wari, 8), (Ruleset::SuperWari, 6)] {
+    for (ruleset, stones) in [(Ruleset::Wari, 7), (Ruleset::SuperWari, 6)] {
         let rules = ruleset.rules();
         let tables: &'static Tables = Box::leak(Box::new(
             Tables::build(&rules, stones, &mut |_, _| {}).unwrap(),
@@ -249,14 +356,20 @@ fn perfect_never_picks_a_move_the_tables_value_lower() {
             }
             checked.set(checked.get() + 1);
             let choice = perfect.choose(&game, &mut SplitMix64::new(7)).unwrap();
+            // Each move valued on the game's history where the solver
+            // finished, else as the tables value it.
+            let solution = super::Solver::new(Some(tables), 500_000).solve_game(&game);
             let worth = |pit| {
+                let valued = solution.moves.iter().find(|m| m.0 == pit).map(|m| m.1);
                 let mut child = position;
                 child.play_unchecked(pit);
-                -tables.value(&child).unwrap()
+                valued.unwrap_or_else(|| -tables.value(&child).unwrap())
             };
             let best = game.legal_moves().into_iter().map(worth).max().unwrap();
             prop_assert_eq!(worth(choice.pit), best, "{:?}", position);
-            if tables.exact(&position) == Some(true) {
+            // The history starts at the set-up: the tables' exact value
+            // is the game's.
+            if tables.exact(&position) == Some(true) && solution.exact {
                 prop_assert_eq!(tables.value(&position), Some(best));
             }
             Ok(())

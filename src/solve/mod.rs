@@ -13,6 +13,7 @@ mod built_in;
 mod capture;
 mod check;
 pub mod dfpn;
+mod history;
 pub mod memo;
 pub mod rank;
 pub mod search;

@@ -8,9 +8,10 @@
 use std::time::Instant;
 
 use super::dfpn::{ProofSearch, Unproven};
+use super::history::HistorySearch;
 use super::memo::{Key, Known, Memo, Path};
 use super::{Scoring, Tables};
-use crate::engine::{Pit, Position};
+use crate::engine::{EndReason, Game, Pit, Position};
 
 /// A position's value and each legal move's, for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -81,12 +82,16 @@ pub struct Solver<'a> {
     /// search made when first needed), not by MTD(f).
     proof_numbers: bool,
     proof: Option<ProofSearch<'a>>,
+    /// The threads the root's moves are shared out among: one unless
+    /// asked ([`Solver::on_cores`]), so that a budget means the same work
+    /// on any machine.
+    threads: usize,
 }
 
 /// Where a long solve reports its steps.
 type Trace<'a> = Box<dyn FnMut(&str) + 'a>;
 
-const INF: i32 = 100_000;
+pub(super) const INF: i32 = 100_000;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
@@ -124,7 +129,17 @@ impl<'a> Solver<'a> {
             started: Instant::now(),
             proof_numbers: false,
             proof: None,
+            threads: 1,
         }
+    }
+
+    /// Shares the root's moves out among `threads` threads (`solve`'s
+    /// values and `at_least`'s bounds), each with a solver of its own:
+    /// its share of the memo's memory and of the budget. The values are
+    /// the same; the positions counted, and where a budget runs out, are not.
+    pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Searches a game of win or loss (Waurie) by proof numbers (df-pn),
@@ -154,7 +169,61 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Solves `position`: exactly if it can within the budget.
+    /// Solves the position `game` has reached, on the game's history:
+    /// in Wari and Super-Wari a move that repeats a position seen since
+    /// the last capture ends the game (rule 5), which the position alone
+    /// cannot show. There, every line is searched with that history where
+    /// the tables hold the position, and the answer is exact only where
+    /// that search finished within the budget; elsewhere as
+    /// [`Solver::solve`], never exact.
+    pub fn solve_game(&mut self, game: &Game) -> Solution {
+        let position = game.position();
+        if let Some(outcome) = game.outcome().filter(|o| o.reason == EndReason::Repetition) {
+            // Rule 5 ended it: each took the stones on their own side.
+            let mover = position.to_move();
+            let value =
+                i32::from(outcome.score_of(mover)) - i32::from(outcome.score_of(mover.other()));
+            return Solution {
+                exact: true,
+                value,
+                moves: Vec::new(),
+                depth: None,
+                nodes: self.nodes,
+            };
+        }
+        if !position.rules().repetition_ends || game.is_over() {
+            return self.solve(position);
+        }
+        if self.tables.and_then(|t| t.bounds(position)).is_some() {
+            let budget = self.budget.saturating_sub(self.nodes);
+            let mut search = HistorySearch::new(self.tables, *position.rules(), budget);
+            let found = search.moves(game);
+            self.nodes += search.nodes;
+            if let Ok(moves) = found.as_ref() {
+                if let Some(value) = moves.iter().map(|m| m.1).max() {
+                    self.report(format_args!("on the game's history: exactly {value:+}"));
+                    return Solution {
+                        exact: true,
+                        value,
+                        moves: moves.clone(),
+                        depth: None,
+                        nodes: self.nodes,
+                    };
+                }
+            }
+        }
+        // Values of positions as fresh starts: history may change them.
+        let solution = self.solve(position);
+        Solution {
+            exact: false,
+            nodes: self.nodes,
+            ..solution
+        }
+    }
+
+    /// Solves `position`: exactly if it can within the budget (in Wari
+    /// and Super-Wari, as a game whose history starts there: see
+    /// [`Solver::solve_game`]).
     pub fn solve(&mut self, position: &Position) -> Solution {
         // The capture games' tables answer their positions outright.
         if let Some(solution) = self.tables.and_then(|t| t.solution(position)) {
@@ -164,21 +233,23 @@ impl<'a> Solver<'a> {
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         // The exact search needs the memo's keys (and its cycle check).
         if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
+            let guesses = self.guesses(position, &legal);
+            let valued = self.shared_out(
+                guesses.len(),
+                &|solver, i| {
+                    let (_, child, guess) = guesses[i];
+                    let sign = relative(position, &child, 1);
+                    solver.move_value(scoring, &child, guess, sign)
+                },
+                &|_| false,
+            );
             let mut moves = Vec::new();
-            let mut exact = true;
-            for (pit, child, guess) in self.guesses(position, &legal) {
-                let sign = relative(position, &child, 1);
-                match self.move_value(scoring, &child, guess, sign) {
-                    Ok(v) => {
-                        let v = relative(position, &child, v);
-                        self.report(format_args!("{pit}: exactly {v:+}"));
-                        moves.push((pit, v));
-                    }
-                    Err(_) => {
-                        exact = false;
-                        break;
-                    }
-                }
+            let exact = valued.is_ok();
+            for (i, v) in valued.unwrap_or_default() {
+                let (pit, child, _) = guesses[i];
+                let v = relative(position, &child, v);
+                self.report(format_args!("{pit}: exactly {v:+}"));
+                moves.push((pit, v));
             }
             moves.sort_by_key(|&(pit, _)| pit.index());
             if exact {
@@ -216,6 +287,21 @@ impl<'a> Solver<'a> {
         guesses
     }
 
+    /// The value of `position` alone, for its mover: MTD(f) on the
+    /// position itself from a short search's guess, so that only the best
+    /// move is valued and every other is proved no better (where
+    /// [`Solver::solve`] values each). `None` when the budget runs out
+    /// first, play can cycle, or the game is not one the exact search knows.
+    pub fn value(&mut self, position: &Position) -> Option<i32> {
+        let scoring = Scoring::of(position.rules())?;
+        Key::of(position)?;
+        if let Some(v) = self.settled(scoring, position) {
+            return Some(v);
+        }
+        let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
+        self.mtdf(scoring, position, guess, 1).ok()
+    }
+
     /// Whether the value of `position` for its mover is at least `bound`:
     /// one null-window search a first move, the best looking first, until
     /// one reaches it. Far from the exact value such a proof costs far
@@ -223,9 +309,16 @@ impl<'a> Solver<'a> {
     /// is won or lost. `None` when the budget runs out first, play can
     /// cycle, or the game is not one the exact search knows.
     pub fn at_least(&mut self, position: &Position, bound: i32) -> Option<BoundTest> {
-        // The capture games' tables answer their positions outright.
-        let tabled = self.tables.and_then(|t| t.solution(position));
-        if let Some(solution) = tabled.filter(|s| s.exact) {
+        self.at_least_in(&Game::from_position(*position), bound)
+    }
+
+    /// [`Solver::at_least`] for the position `game` has reached, on the
+    /// game's history (see [`Solver::solve_game`]).
+    pub fn at_least_in(&mut self, game: &Game, bound: i32) -> Option<BoundTest> {
+        let position = game.position();
+        // The capture games are answered on their history, where exact.
+        if position.rules().repetition_ends {
+            let solution = Some(self.solve_game(game)).filter(|s| s.exact)?;
             return Some(BoundTest {
                 holds: solution.value >= bound,
                 moves: (solution.moves.iter())
@@ -243,17 +336,27 @@ impl<'a> Solver<'a> {
             });
         }
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
+        let guesses = self.guesses(position, &legal);
+        let tested = self.shared_out(
+            guesses.len(),
+            &|solver, i| {
+                let (_, child, _) = guesses[i];
+                // The child's value v, for its own mover, is `sign * v` here.
+                let sign = relative(position, &child, 1);
+                let beta = if sign > 0 { bound } else { 1 - bound };
+                solver.path.clear();
+                let g = solver.exact(scoring, &child, beta - 1, beta)?;
+                Ok((g >= beta) == (sign > 0))
+            },
+            &|&reaches| reaches,
+        );
         let mut moves = Vec::new();
-        for (pit, child, _) in self.guesses(position, &legal) {
-            // The child's value v, for its own mover, is `sign * v` here.
-            let sign = relative(position, &child, 1);
-            let beta = if sign > 0 { bound } else { 1 - bound };
-            self.path.clear();
-            let g = self.exact(scoring, &child, beta - 1, beta).ok()?;
-            let reaches = (g >= beta) == (sign > 0);
+        for (i, reaches) in tested.ok()? {
             let proved = Proved::of_test(bound, reaches);
+            let pit = guesses[i].0;
             self.report(format_args!("{pit}: {proved}"));
             moves.push((pit, proved));
+            // The moves a search one at a time would have tried.
             if reaches {
                 break;
             }
@@ -261,6 +364,81 @@ impl<'a> Solver<'a> {
         moves.sort_by_key(|&(pit, _)| pit.index());
         let holds = moves.iter().any(|(_, p)| matches!(p, Proved::AtLeast(_)));
         Some(BoundTest { holds, moves })
+    }
+
+    /// `job` for each of `jobs` root moves in turn, the moves shared out
+    /// among the cores, each thread a solver of its own (with its share of
+    /// the memo's memory and of the budget left); no move is begun after
+    /// one is `enough`. The results in the order of the moves, up to the
+    /// last begun (every earlier one finished), or why one stopped. On one
+    /// core, this solver does them all (its memo kept for the next).
+    fn shared_out<T: Send>(
+        &mut self,
+        jobs: usize,
+        job: &(dyn Fn(&mut Solver, usize) -> Result<T, Stop> + Sync),
+        enough: &(dyn Fn(&T) -> bool + Sync),
+    ) -> Result<Vec<(usize, T)>, Stop> {
+        let threads = self.threads.min(jobs);
+        if threads <= 1 {
+            let mut done = Vec::new();
+            for i in 0..jobs {
+                let result = job(self, i)?;
+                let stop = enough(&result);
+                done.push((i, result));
+                if stop {
+                    break;
+                }
+            }
+            return Ok(done);
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let found = std::sync::atomic::AtomicBool::new(false);
+        let budget = self.budget.saturating_sub(self.nodes) / threads as u64;
+        let entries = self.memo.most_bytes() / 16 / threads;
+        let (tables, proof_numbers) = (self.tables, self.proof_numbers);
+        let each = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut solver = Solver::with_memo(tables, budget, Memo::growing(entries));
+                        solver.proof_numbers = proof_numbers;
+                        let mut done = Vec::new();
+                        while !found.load(std::sync::atomic::Ordering::Relaxed) {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= jobs {
+                                break;
+                            }
+                            let result = job(&mut solver, i);
+                            if result.as_ref().map_or(true, enough) {
+                                found.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            done.push((i, result));
+                        }
+                        (done, solver.nodes)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
+        });
+        let mut done = Vec::new();
+        for worker in each {
+            // A worker's panic is a bug: passed on, never hidden.
+            let (results, nodes) = worker.unwrap_or_else(|e| std::panic::resume_unwind(e));
+            self.nodes += nodes;
+            done.extend(results);
+        }
+        done.sort_by_key(|d| d.0);
+        let mut results = Vec::new();
+        for (i, result) in done {
+            let result = result?;
+            let stop = enough(&result);
+            results.push((i, result));
+            // What came after was begun only because this had not ended.
+            if stop {
+                break;
+            }
+        }
+        Ok(results)
     }
 
     /// The exact value of a root move's `child` for its mover: by proof
@@ -359,6 +537,15 @@ impl<'a> Solver<'a> {
             return Err(Stop::Budget);
         }
         let home = scoring.home_term(position);
+        if let Some((lower, upper)) = stones_left(scoring, position) {
+            // Not a bound worth keeping: it costs nothing to find again.
+            if lower >= beta {
+                return Ok(lower);
+            }
+            if upper <= alpha {
+                return Ok(upper);
+            }
+        }
         if let Some(known) = known {
             let lower = known.lower.map_or(-INF, |v| v + home);
             let upper = known.upper.map_or(INF, |v| v + home);
@@ -446,8 +633,12 @@ impl<'a> Solver<'a> {
                         }
                     }
                     probe.1 = probe.0.and_then(|k| self.memo.get(k));
+                    // Searched in order of what the move gains for the
+                    // store (after the memo's best and the free turns):
+                    // a gain is most often the best move.
+                    let gain = relative(position, &child, home);
                     if count < open.len() {
-                        open[count] = Some((pit, child, same, probe));
+                        open[count] = Some((pit, child, same, probe, gain));
                         count += 1;
                     }
                     let known = probe.1;
@@ -456,7 +647,16 @@ impl<'a> Solver<'a> {
                     } else {
                         known.and_then(|k| k.upper)
                     };
-                    bound.map(|v| relative(position, &child, v + home))
+                    // The stones left bound it too: every one won, or lost.
+                    let futile = stones_left(scoring, &child).map(|(lo, hi)| match same {
+                        true => lo,
+                        false => -hi,
+                    });
+                    let bound = bound.map(|v| relative(position, &child, v + home));
+                    match (bound, futile) {
+                        (Some(b), Some(f)) => Some(b.max(f)),
+                        (b, f) => b.or(f),
+                    }
                 }
             };
             if let Some(v) = bound {
@@ -469,7 +669,14 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        for &(pit, child, same, probe) in open[..count].iter().flatten() {
+        // Stable: the memo's best first, then the free turns, kept ahead.
+        let first = usize::from(known_best.is_some_and(|b| {
+            open[..count]
+                .first()
+                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
+        }));
+        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.4))));
+        for &(pit, child, same, probe, _) in open[..count].iter().flatten() {
             let value = if same {
                 self.unsettled(scoring, &child, probe, alpha, beta)?
             } else {
@@ -560,6 +767,19 @@ impl<'a> Solver<'a> {
             }
         }
         best
+    }
+}
+
+/// Bounds on a position's value from the stones left in its pits: every
+/// one of them won, or every one lost (where the value is the margin).
+fn stones_left(scoring: Scoring, position: &Position) -> Option<(i32, i32)> {
+    match scoring {
+        Scoring::Margin => {
+            let home = scoring.home_term(position);
+            let left = i32::from(position.stones_in_pits());
+            Some((home - left, home + left))
+        }
+        Scoring::WinLoss => None,
     }
 }
 

@@ -464,6 +464,13 @@ impl Tables {
             };
             moves.push((pit, v));
         }
+        // Where play can cycle the position's own value (its split within
+        // its bounds) need not be its best move's: say the best move's,
+        // so the value and the moves never disagree.
+        let value = match exact {
+            true => value,
+            false => moves.iter().map(|m| m.1).max().unwrap_or(value),
+        };
         Some(super::Solution {
             exact,
             value,

@@ -110,19 +110,22 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
         // memo small enough (1024 entries) to be replacing all the time,
         // and (in Waurie: elsewhere it is the same) by proof numbers, not
         // MTD(f).
+        // And with the root's moves shared out among threads.
         let ways = [
-            (None, 16, false),
-            (Some(&tables), 16, false),
-            (Some(&tables), 0, false),
-            (Some(&tables), 0, true),
+            (None, 16, false, 1),
+            (Some(&tables), 16, false, 1),
+            (Some(&tables), 0, false, 1),
+            (Some(&tables), 0, true, 1),
+            (Some(&tables), 16, false, 3),
         ];
-        for (with, megabytes, proof) in ways {
+        for (with, megabytes, proof, threads) in ways {
             let solver = Solver::with_memory(with, 1_000_000, megabytes).unwrap();
             let solver = if proof {
                 solver.by_proof_numbers()
             } else {
                 solver
             };
+            let solver = solver.on_cores(threads);
             let solution = { solver }.solve(&position);
             prop_assert!(solution.exact, "{:?}", position);
             prop_assert_eq!(solution.value, truth, "{:?}", position);
@@ -140,8 +143,15 @@ fn check(ruleset: Ruleset, table_stones: usize, most: usize, samples: u32) {
         }
         // A bound proven: the value reaches itself and less, not more, and
         // every first move's bound holds of its value.
-        for bound in [truth - 3, truth, truth + 1, truth + 3] {
+        // The value alone, as the value of every move gives it.
+        let alone = Solver::new(Some(&tables), 1_000_000).value(&position);
+        prop_assert_eq!(alone, Some(truth), "{:?}", position);
+        for (bound, threads) in [(truth - 3, 1), (truth, 1), (truth + 1, 1), (truth + 3, 1)]
+            .into_iter()
+            .chain([(truth, 2), (truth + 1, 3)])
+        {
             let test = Solver::new(Some(&tables), 1_000_000)
+                .on_cores(threads)
                 .at_least(&position, bound)
                 .unwrap();
             prop_assert_eq!(test.holds, bound <= truth, "{:?} {}", position, bound);
