@@ -221,9 +221,9 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Solves `position`: exactly if it can within the budget (in Wari
-    /// and Super-Wari, as a game whose history starts there: see
-    /// [`Solver::solve_game`]).
+    /// Solves `position`: exactly if it can within the budget (in the
+    /// games with the repetition rule, as a game whose history starts
+    /// there: see [`Solver::solve_game`]).
     pub fn solve(&mut self, position: &Position) -> Solution {
         // The capture games' tables answer their positions outright.
         if let Some(solution) = self.tables.and_then(|t| t.solution(position)) {
