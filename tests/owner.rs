@@ -823,3 +823,36 @@ fn a_send_failing_three_times_then_working_answers_the_reply_once() {
         .unwrap();
     assert_eq!(you.answered.len(), 1, "the answer counted once");
 }
+
+/// Your reply to an older mail of the game is refused as out of date, with
+/// the board as it stands; Bill's copy says so, and the game stands still.
+#[test]
+fn a_reply_to_an_older_mail_is_out_of_date_and_bills_copy_says_so() {
+    let mut bill = Mailbox::new("owner-old-reply");
+    let (you, copy) = started(&mut bill);
+    let sent = bill.filter(reply(BILL, &copy, "move f", "b1").as_bytes());
+    assert_eq!(sent.len(), 2, "Bill's move");
+    let sent = bill.filter(reply(YOU, &you, "move a", "old").as_bytes());
+    assert_eq!(sent.len(), 2, "you are told, and Bill gets a copy");
+    let to_you = sent.iter().find(|s| s.to() == YOU).unwrap();
+    assert!(
+        to_you.mail.text.contains("out of date"),
+        "{}",
+        to_you.mail.text
+    );
+    let board = Sheet::parse(&to_you.mail.text).unwrap();
+    assert_eq!(
+        board.game.ply(),
+        2,
+        "the board as it stands:\n{}",
+        to_you.mail.text
+    );
+    let to_bill = sent.iter().find(|s| s.to() == BILL).unwrap();
+    assert!(
+        to_bill.mail.text.contains("Your referee answered")
+            && to_bill.mail.text.contains("out of date"),
+        "{}",
+        to_bill.mail.text
+    );
+    assert_eq!(bill.turns(), 2, "the game did not change");
+}
