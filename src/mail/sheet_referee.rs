@@ -78,11 +78,11 @@ impl SheetReferee {
             Err(why) => return Decision::Ignore(why),
         };
         if let Some(limit) = letter.too_large {
-            return self.refuse(letter, &from, &Refusal::TooLarge(limit), None, None);
+            return self.refuse(letter, &from, &Refusal::TooLarge(limit), None);
         }
         let raw = match RawSheet::find(&letter.mail.text) {
             Ok(raw) => raw,
-            Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None, None),
+            Err(error) => return self.refuse(letter, &from, &Refusal::Sheet(error), None),
         };
         // The writer, when the sheet seats the sender's address.
         let side = Side::BOTH.into_iter().find(|&side| {
@@ -94,13 +94,11 @@ impl SheetReferee {
             Ok(request) => request,
             Err((Refusal::NoMove, sheet)) => {
                 let refusal = without_move(letter, sheet.as_deref());
-                return self.refuse(letter, &from, &refusal, sheet.as_deref(), None);
+                return self.refuse(letter, &from, &refusal, sheet.as_deref());
             }
-            Err((refusal, sheet)) => {
-                return self.refuse(letter, &from, &refusal, sheet.as_deref(), None)
-            }
+            Err((refusal, sheet)) => return self.refuse(letter, &from, &refusal, sheet.as_deref()),
         };
-        self.play(letter, &from, request, &|_, _| None)
+        self.play(letter, &from, request)
     }
 
     /// The Message-ID of the `n`th reply to `letter`: the same on a retry.
@@ -108,7 +106,7 @@ impl SheetReferee {
         format!("sheet.{}.{n}@{}", letter.identity.0, self.identity.domain())
     }
 
-    fn play(&self, letter: &Letter, from: &Mailbox, request: Request, dress: &Dress) -> Decision {
+    fn play(&self, letter: &Letter, from: &Mailbox, request: Request) -> Decision {
         let Request {
             mut sheet,
             sowings,
@@ -120,18 +118,14 @@ impl SheetReferee {
                 from,
                 &Refusal::GameOver { stored: false },
                 Some(&sheet),
-                None,
             );
         };
         if let Err(refusal) = self.take_seat(letter, from, &mut sheet, side) {
-            return self.refuse(letter, from, &refusal, Some(&sheet), None);
+            return self.refuse(letter, from, &refusal, Some(&sheet));
         }
         let news = match play_turn(&mut sheet, side, &sowings) {
             Ok(news) => news,
-            Err(refusal) => {
-                let keyed = dress(&sheet, side);
-                return self.refuse(letter, from, &refusal, Some(&sheet), keyed);
-            }
+            Err(refusal) => return self.refuse(letter, from, &refusal, Some(&sheet)),
         };
         let mover = sheet.name(side).to_string();
         // A pasted sheet: the player's words cannot be told from the paste.
@@ -165,18 +159,15 @@ impl SheetReferee {
                     first.push_str("\n\n");
                     first.push_str(note(&alone).trim_end());
                 }
-                let (key, reply_to) = dress(&sheet, reader).unwrap_or_default();
                 let body = compose::sheet_body_drawn(
                     &first,
                     Some((&mover, comment)),
                     &drawn,
                     compose::next_for(&sheet, reader),
-                ) + &key
-                    + &signature();
+                ) + &signature();
                 let subject = compose::subject_of(&body);
                 Outgoing::reply(letter, self.message_id(letter, n), m, body)
                     .with_subject(subject)
-                    .with_reply_to(reply_to)
                     .with_html_drawn(Some(&drawn))
             })
             .collect();
@@ -234,9 +225,7 @@ impl SheetReferee {
         from: &Mailbox,
         refusal: &Refusal,
         sheet: Option<&Sheet>,
-        keyed: Option<(String, Option<String>)>,
     ) -> Decision {
-        let (key, reply_to) = keyed.unwrap_or_default();
         let mut body = format!(
             "{} your mail was read, but no move was played:\n\n",
             compose::REFEREE_LINE
@@ -249,12 +238,10 @@ impl SheetReferee {
                  quoted text, and write your move on a line of its own:  move <pit>\n",
             ),
         }
-        body.push_str(&key);
         body.push_str(&signature());
         Decision::Send {
             mail: vec![
                 Outgoing::reply(letter, self.message_id(letter, 0), from.clone(), body)
-                    .with_reply_to(reply_to)
                     .with_html(sheet),
             ],
             summary: format!("refused {}: {refusal}", from.address),
@@ -281,9 +268,6 @@ fn without_move(letter: &Letter, sheet: Option<&Sheet>) -> Refusal {
 fn unchanged(sheet: &Sheet) -> String {
     "\n".to_string() + &sheet_body("The board is unchanged:", None, sheet, Next::Moves)
 }
-
-/// A reader's key paragraph and Reply-To, when the referee hands out keys.
-type Dress<'a> = dyn Fn(&Sheet, Side) -> Option<(String, Option<String>)> + 'a;
 
 /// The addresses a move's mail goes to, once each, with the seat whose
 /// view it takes: one address on both seats gets the mover's.
