@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
 use super::Tables;
-use crate::engine::{Game, Position, Rules, Ruleset, Side};
+use crate::engine::{Game, Position, Rules, Ruleset};
 
 /// An alpha-beta search over every line of a game whose history starts at
 /// its start, the repetition rule applied by the engine's `Game` (a line
@@ -107,15 +107,7 @@ fn random_position(rules: Rules, most: usize) -> impl Strategy<Value = Position>
 
 /// `position` under `rules` (the same counts).
 fn under(rules: Rules, position: &Position) -> Position {
-    let stores = [position.store(Side::South), position.store(Side::North)];
-    Position::from_counts(
-        rules,
-        position.pits(Side::South),
-        position.pits(Side::North),
-        stores,
-        position.to_move(),
-    )
-    .unwrap()
+    super::history::with_rules(position, rules).expect("the same counts, another game's rules")
 }
 
 /// The tables of `ruleset` to `stones` against the path-dependent search

@@ -390,7 +390,7 @@ impl std::hash::Hasher for Mix {
 }
 
 /// `position` under `rules` (the same counts), if they allow it.
-fn with_rules(position: &Position, rules: Rules) -> Option<Position> {
+pub(super) fn with_rules(position: &Position, rules: Rules) -> Option<Position> {
     let stores = [position.store(Side::South), position.store(Side::North)];
     Position::from_counts(
         rules,
