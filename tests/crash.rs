@@ -147,6 +147,32 @@ fn spawned(args: &[&str], stdin: &[u8]) -> std::process::ExitStatus {
     child.wait().unwrap()
 }
 
+/// strace's arguments that kill its tracee at the `n`th `call`.
+fn kill_at(call: &str, n: usize) -> Vec<String> {
+    let trace = format!("trace={call}");
+    let inject = format!("inject={call}:signal=SIGKILL:when={n}");
+    [
+        "strace",
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+        "-e",
+        &trace,
+        "-e",
+        &inject,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Did the run end by SIGKILL? (strace ends as its tracee did: by the
+/// signal, or exit 128 + 9.)
+fn by_sigkill(status: std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(9) || status.code() == Some(137)
+}
+
 /// The system calls an uninterrupted run makes, and how often each.
 fn syscalls(store: &Path, out: &Path, run: Run) -> BTreeMap<String, usize> {
     let trace = store.with_extension("trace");
@@ -229,26 +255,10 @@ fn kill_and_retry(
 ) {
     copy_dir(before, store);
     let _ = std::fs::remove_dir_all(out);
-    let inject = format!("inject={call}:signal=SIGKILL:when={n}");
-    let killed = run_referee(
-        &[
-            "strace",
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            &format!("trace={call}"),
-            "-e",
-            &inject,
-        ],
-        store,
-        out,
-        run,
-    );
-    // strace ends as its tracee did: by SIGKILL (or exit 128 + 9).
-    use std::os::unix::process::ExitStatusExt;
-    let was_killed = killed.signal() == Some(9) || killed.code() == Some(137);
+    let prefix = kill_at(call, n);
+    let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
+    let killed = run_referee(&prefix, store, out, run);
+    let was_killed = by_sigkill(killed);
     // How often the allocator grows the heap varies by a few bytes of
     // input (a PID's digits): the nth `brk` may not come. Then the run
     // went through whole, and must have done just what the first did.
@@ -475,27 +485,10 @@ fn a_referee_killed_mid_transaction_on_postgresql_leaves_nothing_done() {
     for n in 1..=sends {
         let store = common::pg::copy_of(&before, &format!("crash_{n}")).unwrap();
         let out = work.join(format!("out-{n}"));
-        let inject = format!("inject=sendto:signal=SIGKILL:when={n}");
-        let killed = run(
-            &store,
-            &out,
-            &[
-                "strace",
-                "-f",
-                "-qq",
-                "-o",
-                "/dev/null",
-                "-e",
-                "trace=sendto",
-                "-e",
-                &inject,
-            ],
-        );
-        use std::os::unix::process::ExitStatusExt;
-        assert!(
-            killed.signal() == Some(9) || killed.code() == Some(137),
-            "sendto #{n} was not killed: {killed:?}"
-        );
+        let prefix = kill_at("sendto", n);
+        let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
+        let killed = run(&store, &out, &prefix);
+        assert!(by_sigkill(killed), "sendto #{n} was not killed: {killed:?}");
         assert!(
             run(&store, &out, &[]).success(),
             "the retry after sendto #{n}"
