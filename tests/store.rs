@@ -1217,17 +1217,18 @@ fn a_fifo_or_device_in_an_old_store_is_refused_not_read() {
         };
         assert!(made, "{}", path.display());
     }
-    let child = common::spawn(
-        &[
+    // The import, made to end within 30 s whatever the folder holds.
+    let import = || {
+        let args = [
             "store",
             "import",
             old.dir.to_str().unwrap(),
             "--store",
             target.to_str().unwrap(),
-        ],
-        b"",
-    );
-    let out = wait_at_most(child, Duration::from_secs(30));
+        ];
+        wait_at_most(common::spawn(&args, b""), Duration::from_secs(30))
+    };
+    let out = import();
     let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(65), "{err}");
     for (path, _) in &planted {
@@ -1245,17 +1246,7 @@ fn a_fifo_or_device_in_an_old_store_is_refused_not_read() {
         .status()
         .unwrap()
         .success());
-    let child = common::spawn(
-        &[
-            "store",
-            "import",
-            old.dir.to_str().unwrap(),
-            "--store",
-            target.to_str().unwrap(),
-        ],
-        b"",
-    );
-    let out = wait_at_most(child, Duration::from_secs(30));
+    let out = import();
     let err = common::stderr(&out);
     assert_eq!(out.status.code(), Some(65), "{err}");
     assert!(err.contains("key: missing, or not a plain file"), "{err}");
