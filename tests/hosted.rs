@@ -3074,3 +3074,25 @@ fn a_games_answer_with_a_long_name_keeps_within_the_line_width() {
     let body = &to(&out, ALICE).body;
     assert_eq!(body.matches("waiting for").count(), 2, "{body}");
 }
+
+/// The broadcast answered exactly as it asks, to the hosted referee with
+/// the opponent in Cc: its board pasted, the name written twice, the first
+/// move made in the log in place of the `?`, no move line. The game is
+/// proposed with that move played, and nothing is said not done.
+#[test]
+fn a_reply_to_the_broadcast_made_as_it_asks_proposes_the_game_with_its_move() {
+    let world = World::new("broadcast-as-asked");
+    let seed = std::fs::read_to_string(common::repo("tests/data/seed-000.txt")).unwrap();
+    let sheet = seed
+        .replace("Yourname", "Alice")
+        .replace("1.    ?", "1.    c");
+    let out = world.deliver(&format!(
+        "From: Alice <{ALICE}>\nTo: {REFEREE}\nCc: Bob <{BOB}>\nSubject: Re: Super-Wari\nMessage-ID: <ba@x>\n\n{sheet}"
+    ));
+    let invitation = to(&out, BOB);
+    let board = Sheet::parse(&invitation.body).unwrap();
+    assert_eq!(board.game.ply(), 1, "{}", invitation.body);
+    assert_eq!(board.game.sowings()[0].pit.letter(), 'c');
+    assert!(out.iter().all(|o| !o.body.contains("Not done")));
+    assert_eq!(world.the_game().turns.len(), 1);
+}
