@@ -691,7 +691,7 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
     let carol = to(&out, "carol@players.example");
     postman.fail(
         "carol@players.example",
-        mancala::mail::delivery::Failure::Transient,
+        mancala::mail::transport::Failure::Transient,
     );
     deliver(common::press_reply(
         REFEREE,

@@ -9,6 +9,7 @@ use mancala::engine::Side;
 use mancala::sheet::Sheet;
 
 mod common;
+use common::Dump;
 
 use common::{run, stderr, stdout, temp_dir};
 

@@ -19,6 +19,7 @@ use mancala::mail::Referee;
 use mancala::store::Store;
 
 mod common;
+use common::Dump;
 #[path = "common/stub.rs"]
 mod stub;
 

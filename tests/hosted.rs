@@ -7,15 +7,18 @@
 use std::path::Path;
 
 use mancala::engine::{Pit, Side, SplitMix64};
-use mancala::mail::delivery::{DeliveryError, Failure, Report};
+use mancala::mail::delivery::DeliveryError;
 use mancala::mail::hosted::{HostedReferee, Reminder, Reminders};
 use mancala::mail::letter::Letter;
 use mancala::mail::outgoing::Outgoing;
+use mancala::mail::transport::Failure;
 use mancala::mail::Referee;
+use mancala::mail::Report;
 use mancala::sheet::Sheet;
 use mancala::store::{GameRecord, Store};
 
 mod common;
+use common::Dump;
 #[path = "common/stub.rs"]
 mod stub;
 

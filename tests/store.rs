@@ -32,6 +32,7 @@ use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
 mod common;
+use common::Dump;
 #[path = "common/games.rs"]
 mod games;
 #[path = "common/stub.rs"]

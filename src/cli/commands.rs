@@ -5,11 +5,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use mancala::engine::{Game, Pit, Position, Rules, Ruleset};
-use mancala::mail::delivery::{DeliveryError, Report};
+use mancala::mail::delivery::DeliveryError;
 use mancala::mail::hosted::HostedReferee;
 use mancala::mail::letter::Letter;
 use mancala::mail::sheet_referee::SheetReferee;
 use mancala::mail::transport::{Postbox, Transport};
+use mancala::mail::Report;
 use mancala::mail::{maildir, Identity, Referee};
 use mancala::sheet::{self, Players, PositionJson, Sheet};
 use mancala::store::{GameId, Store};
@@ -509,7 +510,7 @@ fn stored_sheet(store: &Store, id: &str) -> Result<Sheet, Failure> {
         .load_game(&id)
         .map_err(Failure::data)?
         .ok_or_else(no_game)?;
-    mancala::store::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
+    mancala::hosted::record_sheet(&record).map_err(|e| Failure::data(format!("game {id}: {e}")))
 }
 
 /// The games `mancala games` shows unless told `--all`.
@@ -625,7 +626,7 @@ fn games_table(rows: &[(mancala::store::GameRecord, Game)]) -> String {
                 name(&record.south.name),
                 name(&record.north.name),
                 // A state names a player: "waiting for Bob to accept".
-                clean(&mancala::store::summary(record, game), 24 + 30),
+                clean(&mancala::hosted::summary(record, game), 24 + 30),
             ]
         })
         .collect();
@@ -652,7 +653,6 @@ const RATINGS_SHOWN: usize = 20;
 fn list_ratings(listing: Listing, ruleset: Option<mancala::engine::Ruleset>) -> CliResult {
     let Listing { store, json, all } = listing;
     let dir = store.dir;
-    use mancala::store::ratings;
     let (list, cut) = match existing_store(dir)? {
         None => (Vec::new(), false),
         Some(store) if all => (store.ratings(ruleset).map_err(Failure::data)?, false),
@@ -666,7 +666,7 @@ fn list_ratings(listing: Listing, ruleset: Option<mancala::engine::Ruleset>) -> 
         "(The best {RATINGS_SHOWN} of each game; `mancala ratings --all` lists every player.)"
     );
     if !json {
-        let mut text = ratings::table(&list);
+        let mut text = mancala::mail::compose::ratings_table(&list);
         if cut {
             let _ = writeln!(text, "\n{note}");
         }

@@ -103,11 +103,11 @@ struct OwnersTerminal<'a> {
     owner: &'a str,
 }
 
-impl mancala::mail::delivery::Postman for OwnersTerminal<'_> {
+impl mancala::mail::transport::Postman for OwnersTerminal<'_> {
     fn send(
         &self,
         mail: &mancala::store::Outgoing,
-    ) -> Result<(), mancala::mail::delivery::SendError> {
+    ) -> Result<(), mancala::mail::transport::SendError> {
         use std::io::Write;
         if !mail.to.address.eq_ignore_ascii_case(self.owner) {
             return self.postbox.send(mail);
@@ -115,7 +115,7 @@ impl mancala::mail::delivery::Postman for OwnersTerminal<'_> {
         let text = format!("Subject: {}\n\n{}", mail.subject, mail.body);
         std::io::stdout()
             .write_all(text.as_bytes())
-            .map_err(mancala::mail::delivery::SendError::transient)
+            .map_err(mancala::mail::transport::SendError::transient)
     }
 }
 

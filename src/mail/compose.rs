@@ -12,6 +12,7 @@ use super::text;
 use super::wrap::fill;
 use crate::engine::Ruleset;
 use crate::sheet::Sheet;
+use crate::store::ratings::Rating;
 
 /// Mail lines stay under 76 columns so they go out unencoded and unwrapped.
 pub const COMMENT_WIDTH: usize = 68;
@@ -305,6 +306,42 @@ pub fn clean_name(name: &str) -> String {
     } else {
         name.trim().to_string()
     }
+}
+
+/// The ratings as a table for a mail or a terminal, a block per ruleset.
+pub fn ratings_table(list: &[Rating]) -> String {
+    if list.is_empty() {
+        return "No rated games yet: a game counts when two people finish it.\n".to_string();
+    }
+    let mut out = String::new();
+    let mut current = None;
+    for r in list {
+        if current != Some(r.ruleset) {
+            if current.is_some() {
+                out.push('\n');
+            }
+            current = Some(r.ruleset);
+            let _ = writeln!(out, "{}", r.ruleset.title());
+            let _ = writeln!(
+                out,
+                "  {:<20} {:>6} {:>5} {:>5} {:>4} {:>5} {:>6}",
+                "player", "rating", "+/-", "games", "won", "drawn", "lost"
+            );
+        }
+        // A name from a damaged store must not draw on the terminal.
+        let name: String = r
+            .name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(20)
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {name:<20} {:>6.0} {:>5.0} {:>5} {:>4} {:>5} {:>6}",
+            r.rating, r.deviation, r.games, r.wins, r.draws, r.losses
+        );
+    }
+    out
 }
 
 #[cfg(test)]

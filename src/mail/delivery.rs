@@ -4,47 +4,9 @@
 //! under the same Message-ID.
 
 use super::outgoing::Outgoing;
+use super::transport::{Failure, Postman, SendError};
+use super::Report;
 use crate::store::{Delivery, Ledgered, MailKey, Owed, Store, StoreError};
-
-/// Whether trying again later can help a failed send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// A 4xx, a connection refused, a full disk: keep the mail, retry.
-    Transient,
-    /// A 5xx for this recipient: it will never go; say so and go on.
-    Permanent,
-}
-
-/// A reply that could not be built or sent.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct SendError {
-    pub failure: Failure,
-    pub message: String,
-}
-
-impl SendError {
-    pub fn transient(message: impl std::fmt::Display) -> SendError {
-        SendError {
-            failure: Failure::Transient,
-            message: message.to_string(),
-        }
-    }
-
-    pub fn permanent(message: impl std::fmt::Display) -> SendError {
-        SendError {
-            failure: Failure::Permanent,
-            message: message.to_string(),
-        }
-    }
-}
-
-/// What sends one message: a transport (or a test's stub).
-pub trait Postman {
-    /// # Errors
-    /// When the message could not be handed on.
-    fn send(&self, mail: &Outgoing) -> Result<(), SendError>;
-}
 
 /// Why a delivery must be tried again later (exit 75): nothing is lost.
 #[derive(Debug, thiserror::Error)]
@@ -60,36 +22,6 @@ impl DeliveryError {
     /// damaged or newer file, a lost key) before the MTA's next try.
     pub fn needs_operator(&self) -> bool {
         matches!(self, DeliveryError::Store(e) if !e.is_transient())
-    }
-}
-
-/// What a delivery did, for the log.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
-    /// The game the mail was about, if one.
-    pub game: Option<String>,
-    pub summary: String,
-    /// Message-IDs sent now.
-    pub sent: Vec<String>,
-    /// Replies refused for good: the address and why.
-    pub refused: Vec<(String, String)>,
-}
-
-impl Report {
-    pub fn ignored(reason: impl Into<String>) -> Report {
-        Report {
-            summary: reason.into(),
-            ..Report::default()
-        }
-    }
-
-    /// What was done about game `id`.
-    pub fn about(id: impl std::fmt::Display, summary: impl Into<String>) -> Report {
-        Report {
-            game: Some(id.to_string()),
-            summary: summary.into(),
-            ..Report::default()
-        }
     }
 }
 

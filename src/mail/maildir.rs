@@ -9,9 +9,11 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::path::Path;
 
-use super::delivery::{DeliveryError, Postman, Report};
+use super::delivery::DeliveryError;
 use super::letter::Letter;
+use super::transport::Postman;
 use super::Referee;
+use super::Report;
 
 /// What one run did, message by message (by file name in `new/`, shown
 /// lossily where it is not UTF-8).

@@ -33,8 +33,8 @@ pub trait Referee {
     fn deliver(
         &self,
         letter: &letter::Letter,
-        postman: &dyn delivery::Postman,
-    ) -> Result<delivery::Report, delivery::DeliveryError>;
+        postman: &dyn transport::Postman,
+    ) -> Result<Report, delivery::DeliveryError>;
 }
 
 /// Who the referee is: its address and the display name on its mail.
@@ -134,5 +134,35 @@ mod tests {
         assert!(referee.is_named_in("<referee@referee.example>"));
         assert!(!referee.is_named_in("the referee@ is busy"));
         assert_eq!(referee.domain(), "referee.example");
+    }
+}
+
+/// What a delivery did, for the log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The game the mail was about, if one.
+    pub game: Option<String>,
+    pub summary: String,
+    /// Message-IDs sent now.
+    pub sent: Vec<String>,
+    /// Replies refused for good: the address and why.
+    pub refused: Vec<(String, String)>,
+}
+
+impl Report {
+    pub fn ignored(reason: impl Into<String>) -> Report {
+        Report {
+            summary: reason.into(),
+            ..Report::default()
+        }
+    }
+
+    /// What was done about game `id`.
+    pub fn about(id: impl std::fmt::Display, summary: impl Into<String>) -> Report {
+        Report {
+            game: Some(id.to_string()),
+            summary: summary.into(),
+            ..Report::default()
+        }
     }
 }

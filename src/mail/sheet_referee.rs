@@ -6,14 +6,16 @@ use super::command::Command;
 use super::compose::{
     self, clean_name, game_line, is_placeholder, note, sheet_body, signature, Next,
 };
-use super::delivery::{self, DeliveryError, Postman, Report};
+use super::delivery::{self, DeliveryError};
 use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
 use super::play::{play_turn, read_request, Request, Writer};
 use super::refusal::Refusal;
+use super::transport::Postman;
 use super::Identity;
+use super::Report;
 use crate::address::mailbox_key;
 use crate::engine::Side;
 use crate::sheet::{Player, RawSheet, Sheet};

@@ -13,9 +13,48 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport as _};
 
-use super::delivery::{Postman, SendError};
 use super::outgoing::Outgoing;
 use super::Identity;
+
+/// Whether trying again later can help a failed send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// A 4xx, a connection refused, a full disk: keep the mail, retry.
+    Transient,
+    /// A 5xx for this recipient: it will never go; say so and go on.
+    Permanent,
+}
+
+/// A reply that could not be built or sent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SendError {
+    pub failure: Failure,
+    pub message: String,
+}
+
+impl SendError {
+    pub fn transient(message: impl std::fmt::Display) -> SendError {
+        SendError {
+            failure: Failure::Transient,
+            message: message.to_string(),
+        }
+    }
+
+    pub fn permanent(message: impl std::fmt::Display) -> SendError {
+        SendError {
+            failure: Failure::Permanent,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// What sends one message: a transport (or a test's stub).
+pub trait Postman {
+    /// # Errors
+    /// When the message could not be handed on.
+    fn send(&self, mail: &Outgoing) -> Result<(), SendError>;
+}
 
 fn permanent(message: impl std::fmt::Display) -> SendError {
     SendError::permanent(message)

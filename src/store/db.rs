@@ -5,134 +5,17 @@
 
 use std::path::Path;
 
-/// A value a query is given. Integers are BIGINT on both databases.
-#[derive(Clone, Copy, Debug)]
-pub enum Param<'a> {
-    Int(Option<i64>),
-    Real(f64),
-    Text(Option<&'a str>),
-}
+pub use serde_json::Value;
 
-/// Counts, times and flags, as BIGINT (a count past i64 is none we keep).
-macro_rules! int_param {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Param<'_> {
-            fn from(v: $t) -> Self {
-                Param::Int(Some(i64::try_from(v).unwrap_or(i64::MAX)))
-            }
-        }
-    )*};
-}
-int_param!(i64, u64, u32, usize, bool);
-
-impl From<Option<u64>> for Param<'_> {
-    fn from(v: Option<u64>) -> Self {
-        Param::Int(v.map(|v| i64::try_from(v).unwrap_or(i64::MAX)))
-    }
-}
-impl From<f64> for Param<'_> {
-    fn from(v: f64) -> Self {
-        Param::Real(v)
-    }
-}
-impl<'a> From<&'a str> for Param<'a> {
-    fn from(v: &'a str) -> Self {
-        Param::Text(Some(v))
-    }
-}
-impl<'a> From<&'a String> for Param<'a> {
-    fn from(v: &'a String) -> Self {
-        Param::Text(Some(v))
-    }
-}
-impl<'a> From<Option<&'a str>> for Param<'a> {
-    fn from(v: Option<&'a str>) -> Self {
-        Param::Text(v)
-    }
-}
-
-/// The parameters of a query: `params![a, b]`.
+/// The parameters of a query, `params![a, b]`: each any plain value
+/// (text, a number, a flag, or none), as JSON holds it.
 macro_rules! params {
-    ($($p:expr),* $(,)?) => { &[$($crate::store::db::Param::from($p)),*] };
+    ($($p:expr),* $(,)?) => { &[$(serde_json::to_value($p).unwrap_or_default()),*] };
 }
 pub(crate) use params;
 
-/// A value a query returns.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Null,
-    Int(i64),
-    Real(f64),
-    Text(String),
-}
-
-/// A row a query returns; its getters say which column was not as expected.
-#[derive(Clone, Debug)]
-pub struct Row(Vec<Value>);
-
-impl Row {
-    /// Column `i`, if the row has one.
-    pub fn value(&self, i: usize) -> Result<&Value, DbError> {
-        self.0
-            .get(i)
-            .ok_or_else(|| DbError::shape(i, "a column", &Value::Null))
-    }
-
-    fn at(&self, i: usize) -> &Value {
-        self.0.get(i).unwrap_or(&Value::Null)
-    }
-
-    pub fn opt_int(&self, i: usize) -> Result<Option<i64>, DbError> {
-        match self.at(i) {
-            Value::Null => Ok(None),
-            Value::Int(v) => Ok(Some(*v)),
-            other => Err(DbError::shape(i, "an integer", other)),
-        }
-    }
-
-    pub fn int(&self, i: usize) -> Result<i64, DbError> {
-        self.opt_int(i)?
-            .ok_or_else(|| DbError::shape(i, "an integer", &Value::Null))
-    }
-
-    /// A count or a time, never negative.
-    pub fn uint(&self, i: usize) -> Result<u64, DbError> {
-        let v = self.int(i)?;
-        u64::try_from(v).map_err(|_| DbError::shape(i, "a count", &Value::Int(v)))
-    }
-
-    pub fn opt_uint(&self, i: usize) -> Result<Option<u64>, DbError> {
-        self.opt_int(i)?
-            .map(|v| u64::try_from(v).map_err(|_| DbError::shape(i, "a count", &Value::Int(v))))
-            .transpose()
-    }
-
-    pub fn small(&self, i: usize) -> Result<u32, DbError> {
-        let v = self.int(i)?;
-        u32::try_from(v).map_err(|_| DbError::shape(i, "a count", &Value::Int(v)))
-    }
-
-    pub fn real(&self, i: usize) -> Result<f64, DbError> {
-        match self.at(i) {
-            Value::Real(v) => Ok(*v),
-            Value::Int(v) => Ok(*v as f64),
-            other => Err(DbError::shape(i, "a number", other)),
-        }
-    }
-
-    pub fn opt_text(&self, i: usize) -> Result<Option<String>, DbError> {
-        match self.at(i) {
-            Value::Null => Ok(None),
-            Value::Text(v) => Ok(Some(v.clone())),
-            other => Err(DbError::shape(i, "text", other)),
-        }
-    }
-
-    pub fn text(&self, i: usize) -> Result<String, DbError> {
-        self.opt_text(i)?
-            .ok_or_else(|| DbError::shape(i, "text", &Value::Null))
-    }
-}
+/// A row a query returns: its columns, in order.
+pub type Row = Vec<Value>;
 
 /// What the database said, and whether waiting (or trying the
 /// transaction again at once) can help.
@@ -154,15 +37,6 @@ pub enum DbErrorKind {
     Permanent,
 }
 
-impl DbError {
-    fn shape(column: usize, wanted: &str, got: &Value) -> DbError {
-        DbError {
-            message: format!("column {column} holds {got:?}, not {wanted}"),
-            kind: DbErrorKind::Permanent,
-        }
-    }
-}
-
 /// Which database, for the few statements they spell apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -176,15 +50,20 @@ pub trait Db {
     /// Runs statements without parameters (the schema, `COMMIT`).
     fn batch(&mut self, sql: &str) -> Result<(), DbError>;
     /// Runs one statement: the rows it changed.
-    fn execute(&mut self, sql: &str, params: &[Param]) -> Result<u64, DbError>;
-    fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Row>, DbError>;
-    /// Begins a transaction that holds what it reads until it commits:
-    /// SQLite's write lock taken up front (a busy store waits), or
-    /// PostgreSQL's serializable isolation (a conflict is tried again).
-    fn begin(&mut self) -> Result<(), DbError> {
-        match self.kind() {
-            Kind::Sqlite => self.batch("BEGIN IMMEDIATE"),
-            Kind::Postgres => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
+    fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, DbError>;
+    fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError>;
+    /// Begins a transaction that holds what it reads until it commits.
+    /// PostgreSQL: serializable (a conflict is tried again). SQLite, on a
+    /// first try: deferred, so that deciding (most of a mail's work) runs
+    /// beside other referees, and the write lock is taken at the first
+    /// write, refused at once (a conflict) if another wrote since this one
+    /// began to read; on a later try the write lock is taken up front, a
+    /// busy store waited for, so a decision made again cannot lose again.
+    fn begin(&mut self, first_try: bool) -> Result<(), DbError> {
+        match (self.kind(), first_try) {
+            (Kind::Sqlite, true) => self.batch("BEGIN DEFERRED"),
+            (Kind::Sqlite, false) => self.batch("BEGIN IMMEDIATE"),
+            (Kind::Postgres, _) => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
         }
     }
     /// Copies the whole database, consistent, into a new SQLite file at
@@ -217,26 +96,37 @@ mod lite {
     use rusqlite::types::{ToSqlOutput, ValueRef};
     use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-    use super::{Db, DbError, DbErrorKind, Kind, Param, Row, Value};
+    use super::{Db, DbError, DbErrorKind, Kind, Row, Value};
 
     pub struct Lite(Connection);
 
-    impl rusqlite::ToSql for Param<'_> {
+    /// A parameter as SQLite takes it (a flag as 0 or 1).
+    struct P<'a>(&'a Value);
+
+    impl rusqlite::ToSql for P<'_> {
         fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-            Ok(ToSqlOutput::Borrowed(match *self {
-                Param::Int(Some(v)) => ValueRef::Integer(v),
-                Param::Real(v) => ValueRef::Real(v),
-                Param::Text(Some(v)) => ValueRef::Text(v.as_bytes()),
-                Param::Int(None) | Param::Text(None) => ValueRef::Null,
-            }))
+            Ok(match self.0 {
+                Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+                Value::Bool(b) => ToSqlOutput::Owned(i64::from(*b).into()),
+                Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                    (Some(i), _) => ToSqlOutput::Owned(i.into()),
+                    (None, Some(_)) => ToSqlOutput::Owned(i64::MAX.into()),
+                    (None, None) => ToSqlOutput::Owned(n.as_f64().unwrap_or(0.0).into()),
+                },
+                Value::String(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+                other => ToSqlOutput::Owned(other.to_string().into()),
+            })
         }
     }
 
     fn error(e: rusqlite::Error) -> DbError {
         let kind = match e.sqlite_error_code() {
+            // A deferred transaction that cannot take the write lock: the
+            // transaction is tried again (outside one, SQLite has waited
+            // a minute already, and the mail is kept for a later try).
+            Some(ErrorCode::DatabaseBusy) => DbErrorKind::Conflict,
             Some(
-                ErrorCode::DatabaseBusy
-                | ErrorCode::DatabaseLocked
+                ErrorCode::DatabaseLocked
                 | ErrorCode::DiskFull
                 | ErrorCode::SystemIoFailure
                 | ErrorCode::CannotOpen
@@ -274,6 +164,16 @@ mod lite {
         }
     }
 
+    /// Waits a little for another referee's write to end, for a minute in
+    /// all. SQLite's own handler sleeps 1, 2, 5, 10... ms, where a write
+    /// here holds the lock a millisecond or two: waiters slept past it,
+    /// and eight referees did fewer mails a second than one lock file.
+    fn wait_for_another(tries: i32) -> bool {
+        let pause = if tries < 100 { 100 } else { 1_000 };
+        std::thread::sleep(Duration::from_micros(pause));
+        tries < 60_000
+    }
+
     pub fn open(path: &Path) -> Result<Lite, DbError> {
         make_private(path).map_err(|e| DbError {
             message: format!("{}: {e}", path.display()),
@@ -283,9 +183,9 @@ mod lite {
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        let conn = Connection::open_with_flags(path, flags).map_err(error)?;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(error)?;
         // Another referee's transaction is waited for, not failed on.
-        conn.busy_timeout(Duration::from_secs(60)).map_err(error)?;
+        conn.busy_handler(Some(wait_for_another)).map_err(error)?;
         // One process a mail: the write-ahead log is kept for the next one
         // (checkpointed as it grows), not folded into the file and made
         // again, two fsyncs each, by every process.
@@ -315,11 +215,9 @@ mod lite {
     fn value(v: ValueRef) -> Value {
         match v {
             ValueRef::Null => Value::Null,
-            ValueRef::Integer(i) => Value::Int(i),
-            ValueRef::Real(r) => Value::Real(r),
-            ValueRef::Text(t) | ValueRef::Blob(t) => {
-                Value::Text(String::from_utf8_lossy(t).into_owned())
-            }
+            ValueRef::Integer(i) => i.into(),
+            ValueRef::Real(r) => r.into(),
+            ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into(),
         }
     }
 
@@ -332,27 +230,24 @@ mod lite {
             self.0.execute_batch(sql).map_err(error)
         }
 
-        fn execute(&mut self, sql: &str, params: &[Param]) -> Result<u64, DbError> {
+        fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, DbError> {
             let mut statement = self.0.prepare_cached(&dialect(sql)).map_err(error)?;
             let n = statement
-                .execute(rusqlite::params_from_iter(params))
+                .execute(rusqlite::params_from_iter(params.iter().map(P)))
                 .map_err(error)?;
             Ok(n as u64)
         }
 
-        fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Row>, DbError> {
+        fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError> {
             let mut statement = self.0.prepare_cached(&dialect(sql)).map_err(error)?;
             let columns = statement.column_count();
             let mut rows = statement
-                .query(rusqlite::params_from_iter(params))
+                .query(rusqlite::params_from_iter(params.iter().map(P)))
                 .map_err(error)?;
             let mut out = Vec::new();
             while let Some(row) = rows.next().map_err(error)? {
-                let values = (0..columns)
-                    .map(|i| row.get_ref(i).map(value))
-                    .collect::<Result<Vec<Value>, _>>()
-                    .map_err(error)?;
-                out.push(Row(values));
+                let values = (0..columns).map(|i| row.get_ref(i).map(value));
+                out.push(values.collect::<Result<Row, _>>().map_err(error)?);
             }
             Ok(out)
         }
@@ -377,7 +272,7 @@ mod pg {
     use postgres::types::{IsNull, ToSql, Type};
     use postgres::{Client, NoTls, Statement};
 
-    use super::{Db, DbError, DbErrorKind, Kind, Param, Row, Value};
+    use super::{Db, DbError, DbErrorKind, Kind, Row, Value};
 
     pub struct Pg {
         client: Client,
@@ -385,18 +280,25 @@ mod pg {
         prepared: HashMap<String, Statement>,
     }
 
-    impl ToSql for Param<'_> {
+    /// A parameter as the server takes it, in the column's type.
+    #[derive(Debug)]
+    struct P<'a>(&'a Value);
+
+    impl ToSql for P<'_> {
         fn to_sql(
             &self,
             ty: &Type,
             out: &mut postgres::types::private::BytesMut,
         ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-            match *self {
-                Param::Int(Some(v)) if *ty == Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
-                Param::Int(Some(v)) => v.to_sql(ty, out),
-                Param::Real(v) => v.to_sql(ty, out),
-                Param::Text(Some(v)) => v.to_sql(ty, out),
-                Param::Int(None) | Param::Text(None) => Ok(IsNull::Yes),
+            let int = |n: &serde_json::Number| n.as_i64().unwrap_or(i64::MAX);
+            match self.0 {
+                Value::Null => Ok(IsNull::Yes),
+                Value::Bool(b) => i64::from(*b).to_sql(ty, out),
+                Value::Number(n) if *ty == Type::INT4 => i32::try_from(int(n))?.to_sql(ty, out),
+                Value::Number(n) if *ty == Type::FLOAT8 => n.as_f64().to_sql(ty, out),
+                Value::Number(n) => int(n).to_sql(ty, out),
+                Value::String(t) => t.to_sql(ty, out),
+                other => other.to_string().to_sql(ty, out),
             }
         }
 
@@ -449,8 +351,13 @@ mod pg {
         }
     }
 
-    fn refs<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
-        params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+    fn run<T>(
+        params: &[Value],
+        with: impl FnOnce(&[&(dyn ToSql + Sync)]) -> Result<T, postgres::Error>,
+    ) -> Result<T, DbError> {
+        let params: Vec<P> = params.iter().map(P).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as _).collect();
+        with(&refs).map_err(error)
     }
 
     impl Db for Pg {
@@ -462,41 +369,32 @@ mod pg {
             self.client.batch_execute(sql).map_err(error)
         }
 
-        fn execute(&mut self, sql: &str, params: &[Param]) -> Result<u64, DbError> {
+        fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, DbError> {
             let statement = self.statement(sql)?;
-            self.client
-                .execute(&statement, &refs(params))
-                .map_err(error)
+            run(params, |p| self.client.execute(&statement, p))
         }
 
-        fn query(&mut self, sql: &str, params: &[Param]) -> Result<Vec<Row>, DbError> {
+        fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError> {
             let statement = self.statement(sql)?;
-            let rows = self
-                .client
-                .query(&statement, &refs(params))
-                .map_err(error)?;
-            let mut out = Vec::with_capacity(rows.len());
-            for row in rows {
-                let mut values = Vec::with_capacity(row.len());
-                for (i, column) in row.columns().iter().enumerate() {
-                    let ty = column.type_();
-                    let value = if *ty == Type::INT8 {
-                        row.try_get::<_, Option<i64>>(i).map(|v| v.map(Value::Int))
-                    } else if *ty == Type::INT4 {
-                        (row.try_get::<_, Option<i32>>(i)).map(|v| v.map(|v| Value::Int(v.into())))
-                    } else if *ty == Type::BOOL {
-                        (row.try_get::<_, Option<bool>>(i)).map(|v| v.map(|v| Value::Int(v.into())))
-                    } else if *ty == Type::FLOAT8 {
-                        row.try_get::<_, Option<f64>>(i).map(|v| v.map(Value::Real))
-                    } else {
-                        row.try_get::<_, Option<String>>(i)
-                            .map(|v| v.map(Value::Text))
-                    };
-                    values.push(value.map_err(error)?.unwrap_or(Value::Null));
-                }
-                out.push(Row(values));
-            }
-            Ok(out)
+            let rows = run(params, |p| self.client.query(&statement, p))?;
+            let value = |row: &postgres::Row, i: usize, ty: &Type| -> Result<Value, _> {
+                Ok(if *ty == Type::INT8 {
+                    row.try_get::<_, Option<i64>>(i)?.into()
+                } else if *ty == Type::INT4 {
+                    row.try_get::<_, Option<i32>>(i)?.into()
+                } else if *ty == Type::BOOL {
+                    row.try_get::<_, Option<bool>>(i)?.map(i64::from).into()
+                } else if *ty == Type::FLOAT8 {
+                    row.try_get::<_, Option<f64>>(i)?.into()
+                } else {
+                    row.try_get::<_, Option<String>>(i)?.into()
+                })
+            };
+            let decode = |row: &postgres::Row| -> Result<Row, postgres::Error> {
+                let columns = row.columns().iter().enumerate();
+                columns.map(|(i, c)| value(row, i, c.type_())).collect()
+            };
+            rows.iter().map(|r| decode(r).map_err(error)).collect()
         }
 
         fn backup(&mut self, _to: &Path) -> Result<(), DbError> {

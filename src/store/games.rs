@@ -1,20 +1,22 @@
 //! Games, senders, the mails handled and the replies owed, in SQL.
 
+use serde_json::{Map, Value};
+
 use super::db::{params, Row};
 use super::outbox::{Delivery, Mailbox, Outgoing};
 use super::ratings;
-use super::record::{
-    Conceded, Conditional, GameId, GameRecord, Ledgered, MailKey, Offer, PlayerRecord,
-    SenderRecord, SetUpRecord, Standing, Turn,
-};
+use super::record::{GameId, GameRecord, Ledgered, MailKey, PlayerRecord, SenderRecord, Standing};
 use super::{Store, StoreError};
 use crate::address::mailbox_key;
-use crate::engine::{Game, Pit, Ruleset, Side};
+use crate::engine::{Game, Pit, Side};
 
-/// A game's columns, in the order [`Store::game_of_row`] reads them.
+/// A game's columns, each a field of [`GameRecord`] by name.
 const GAME_COLUMNS: &str = "id, ruleset, stones, variant, first, setup, computer, standing, \
      conceded, started_by, inviter, inviter_confirmed, created, last_activity, reminded, offer, \
      conditions, board_event, events";
+
+/// The columns that hold a field as JSON text.
+const JSON_COLUMNS: [&str; 5] = ["setup", "standing", "conceded", "offer", "conditions"];
 
 /// Games a run of `remind` must look at.
 #[derive(Debug, Default)]
@@ -26,107 +28,50 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn opt_json<T: serde::Serialize>(value: Option<&T>) -> Option<String> {
-    value.map(json)
-}
-
 fn sowings_text(pits: &[Pit]) -> String {
     pits.iter().map(|p| p.letter()).collect()
 }
 
 impl Store {
-    fn game_of_row(&self, row: &Row) -> Result<GameRecord, StoreError> {
-        let id_text = row.text(0).map_err(self.fail())?;
-        let bad = |what: &str, e: &dyn std::fmt::Display| {
-            self.corrupt(format!("game {id_text}: {what}"), e)
+    /// The game of a row of [`GAME_COLUMNS`], with its seats and turns.
+    fn game_of_row(&self, row: Row) -> Result<GameRecord, StoreError> {
+        let id = row.first().cloned().unwrap_or_default();
+        let bad = |e: &dyn std::fmt::Display| {
+            self.corrupt(format!("game {}", id.as_str().unwrap_or("?")), e)
         };
-        let id = GameId::parse(&id_text).ok_or_else(|| bad("its id", &"not a game id"))?;
-        let text = |i: usize| row.text(i).map_err(self.fail());
-        let opt_text = |i: usize| row.opt_text(i).map_err(self.fail());
-        let side = |i: usize, what: &str| -> Result<Side, StoreError> {
-            text(i)?.parse().map_err(|e| bad(what, &e))
-        };
-        fn from_json<T: serde::de::DeserializeOwned>(
-            text: Option<String>,
-        ) -> Result<Option<T>, serde_json::Error> {
-            text.map(|t| serde_json::from_str(&t)).transpose()
-        }
-        let ruleset: Ruleset = text(1)?.parse().map_err(|e| bad("ruleset", &e))?;
-        let computer = match opt_text(6)? {
-            Some(s) => Some(s.parse().map_err(|e| bad("computer", &e))?),
-            None => None,
-        };
-        let mut record = GameRecord {
-            id,
-            ruleset,
-            stones: u8::try_from(row.int(2).map_err(self.fail())?)
-                .map_err(|e| bad("stones", &e))?,
-            variant: opt_text(3)?,
-            first: side(4, "first")?,
-            setup: from_json::<SetUpRecord>(opt_text(5)?).map_err(|e| bad("setup", &e))?,
-            south: PlayerRecord {
-                name: String::new(),
-                address: None,
-            },
-            north: PlayerRecord {
-                name: String::new(),
-                address: None,
-            },
-            computer,
-            standing: from_json::<Standing>(Some(text(7)?))
-                .map_err(|e| bad("standing", &e))?
-                .unwrap_or(Standing::Playing),
-            turns: Vec::new(),
-            conceded: from_json::<Conceded>(opt_text(8)?).map_err(|e| bad("conceded", &e))?,
-            started_by: MailKey(text(9)?),
-            inviter: side(10, "inviter")?,
-            inviter_confirmed: row.int(11).map_err(self.fail())? != 0,
-            created: row.uint(12).map_err(self.fail())?,
-            last_activity: row.uint(13).map_err(self.fail())?,
-            reminded: row.opt_uint(14).map_err(self.fail())?,
-            offer: from_json::<Offer>(opt_text(15)?).map_err(|e| bad("offer", &e))?,
-            conditions: from_json::<Vec<Conditional>>(opt_text(16)?)
-                .map_err(|e| bad("conditions", &e))?
-                .unwrap_or_default(),
-            board_event: row.small(17).map_err(self.fail())?,
-            events: row.small(18).map_err(self.fail())?,
-        };
-        let id = record.id.as_str().to_string();
-        for seat in self.query(
-            "SELECT side, name, address FROM seats WHERE game = $1",
-            params![id.as_str()],
-        )? {
-            let player = PlayerRecord {
-                name: seat.text(1).map_err(self.fail())?,
-                address: seat.opt_text(2).map_err(self.fail())?,
+        let mut fields = Map::new();
+        for (name, value) in GAME_COLUMNS.split(", ").zip(row) {
+            let value = match (name, value) {
+                (_, Value::String(t)) if JSON_COLUMNS.contains(&name) => {
+                    serde_json::from_str(&t).map_err(|e| bad(&format!("{name}: {e}")))?
+                }
+                ("inviter_confirmed", v) => Value::Bool(v.as_i64().is_some_and(|v| v != 0)),
+                (_, v) => v,
             };
-            let seat_side: Side = (seat.text(0).map_err(self.fail())?)
-                .parse()
-                .map_err(|e| bad("a seat", &e))?;
-            match seat_side {
-                Side::South => record.south = player,
-                Side::North => record.north = player,
-            }
+            fields.insert(name.to_string(), value);
         }
-        for turn in self.query(
+        fields.retain(|_, v| !v.is_null()); // (a field left out is its default)
+        let seats: Vec<(Side, String, Option<String>)> = self.query(
+            "SELECT side, name, address FROM seats WHERE game = $1",
+            params![&id],
+        )?;
+        for (side, name, address) in seats {
+            let player = PlayerRecord { name, address };
+            fields.insert(
+                side.as_str().into(),
+                serde_json::to_value(player).unwrap_or_default(),
+            );
+        }
+        let turns: Vec<(Side, String, u64)> = self.query(
             "SELECT side, sowings, time FROM turns WHERE game = $1 ORDER BY n",
-            params![id.as_str()],
-        )? {
-            let side: Side = (turn.text(0).map_err(self.fail())?)
-                .parse()
-                .map_err(|e| bad("a turn", &e))?;
-            let sowings = (turn.text(1).map_err(self.fail())?)
-                .chars()
-                .map(|c| c.to_string().parse::<Pit>())
-                .collect::<Result<Vec<Pit>, _>>()
-                .map_err(|e| bad("a turn", &e))?;
-            record.turns.push(Turn {
-                side,
-                sowings,
-                time: turn.uint(2).map_err(self.fail())?,
-            });
-        }
-        Ok(record)
+            params![&id],
+        )?;
+        let turns = turns.into_iter().map(|(side, sowings, time)| {
+            let sowings: Vec<String> = sowings.chars().map(String::from).collect();
+            serde_json::json!({ "side": side, "sowings": sowings, "time": time })
+        });
+        fields.insert("turns".into(), turns.collect());
+        serde_json::from_value(Value::Object(fields)).map_err(|e| bad(&e))
     }
 
     /// Game `id`, or `None` if the store has no such game.
@@ -134,22 +79,23 @@ impl Store {
     /// # Errors
     /// When it cannot be read, or is not a game.
     pub fn load_game(&self, id: &GameId) -> Result<Option<GameRecord>, StoreError> {
-        let rows = self.query(
+        let rows: Vec<Row> = self.query(
             &format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1"),
             params![id.as_str()],
         )?;
-        rows.first().map(|row| self.game_of_row(row)).transpose()
+        rows.into_iter()
+            .next()
+            .map(|row| self.game_of_row(row))
+            .transpose()
     }
 
-    fn games_where(&self, condition: &str, params: &[super::db::Param]) -> Listing {
+    fn games_where(&self, condition: &str, params: &[Value]) -> Listing {
         let mut listing = Listing::default();
-        match self.query(
-            &format!("SELECT {GAME_COLUMNS} FROM games {condition}"),
-            params,
-        ) {
+        let sql = format!("SELECT {GAME_COLUMNS} FROM games {condition}");
+        match self.query::<Row>(&sql, params) {
             Ok(rows) => {
                 for row in rows {
-                    match self.game_of_row(&row) {
+                    match self.game_of_row(row) {
                         Ok(record) => listing.games.push(record),
                         Err(e) => listing.unreadable.push(e),
                     }
@@ -168,48 +114,25 @@ impl Store {
     pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
         let game = record.game().ok();
         let id = record.id.as_str();
-        let under_way = is_under_way(record, game.as_ref());
+        let fields = serde_json::to_value(record).unwrap_or_default();
+        let mut values: Vec<Value> = (GAME_COLUMNS.split(", "))
+            .map(|name| fields.get(name).cloned().unwrap_or_default())
+            .collect();
+        values.push(is_under_way(record, game.as_ref()).into());
         let idle = remindable(record, game.as_ref()).then_some(record.last_activity);
-        let standing = json(&record.standing);
-        let setup = opt_json(record.setup.as_ref());
-        let conceded = opt_json(record.conceded.as_ref());
-        let offer = opt_json(record.offer.as_ref());
-        let conditions = (!record.conditions.is_empty()).then(|| json(&record.conditions));
+        values.push(idle.into());
+        let columns = format!("{GAME_COLUMNS}, under_way, idle");
+        let places: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
+        let update: Vec<String> = (columns.split(", ").skip(1))
+            .map(|name| format!("{name} = excluded.{name}"))
+            .collect();
         self.execute(
             &format!(
-                "INSERT INTO games ({GAME_COLUMNS}, under_way, idle) VALUES
-                 ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                  $18, $19, $20, $21)
-                 ON CONFLICT (id) DO UPDATE SET standing = excluded.standing,
-                  conceded = excluded.conceded, inviter_confirmed = excluded.inviter_confirmed,
-                  last_activity = excluded.last_activity, reminded = excluded.reminded,
-                  offer = excluded.offer, conditions = excluded.conditions,
-                  board_event = excluded.board_event, events = excluded.events,
-                  under_way = excluded.under_way, idle = excluded.idle"
+                "INSERT INTO games ({columns}) VALUES ({}) ON CONFLICT (id) DO UPDATE SET {}",
+                places.join(", "),
+                update.join(", ")
             ),
-            params![
-                id,
-                record.ruleset.as_str(),
-                u32::from(record.stones),
-                record.variant.as_deref(),
-                record.first.as_str(),
-                setup.as_deref(),
-                record.computer.map(Side::as_str),
-                standing.as_str(),
-                conceded.as_deref(),
-                record.started_by.0.as_str(),
-                record.inviter.as_str(),
-                record.inviter_confirmed,
-                record.created,
-                record.last_activity,
-                record.reminded,
-                offer.as_deref(),
-                conditions.as_deref(),
-                record.board_event,
-                record.events,
-                under_way,
-                idle,
-            ],
+            &values,
         )?;
         for side in Side::BOTH {
             let player = record.player(side);
@@ -237,17 +160,13 @@ impl Store {
     /// The turns from the first that differs from what is stored.
     fn save_turns(&self, record: &GameRecord) -> Result<(), StoreError> {
         let id = record.id.as_str();
-        let stored = self.query(
+        let stored: Vec<(String,)> = self.query(
             "SELECT sowings FROM turns WHERE game = $1 ORDER BY n",
             params![id],
         )?;
-        let mut same = 0;
-        for (row, turn) in stored.iter().zip(&record.turns) {
-            if row.text(0).map_err(self.fail())? != sowings_text(&turn.sowings) {
-                break;
-            }
-            same += 1;
-        }
+        let same = (stored.iter().zip(&record.turns))
+            .take_while(|((sowings,), turn)| *sowings == sowings_text(&turn.sowings))
+            .count();
         if same < stored.len() {
             self.execute(
                 "DELETE FROM turns WHERE game = $1 AND n >= $2",
@@ -278,7 +197,7 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn is_empty(&self) -> Result<bool, StoreError> {
-        let rows = self.query("SELECT id FROM games LIMIT 1", params![])?;
+        let rows: Vec<(String,)> = self.query("SELECT id FROM games LIMIT 1", params![])?;
         Ok(rows.is_empty())
     }
 
@@ -301,13 +220,9 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn under_way(&self, most: Option<usize>) -> Result<(Listing, usize), StoreError> {
-        let total = self.query("SELECT COUNT(*) FROM games WHERE under_way = 1", params![])?;
-        let total = total
-            .first()
-            .map(|r| r.uint(0))
-            .transpose()
-            .map_err(self.fail())?
-            .unwrap_or(0);
+        let total: Vec<(u64,)> =
+            self.query("SELECT COUNT(*) FROM games WHERE under_way = 1", params![])?;
+        let total = total.first().map_or(0, |(n,)| *n);
         let limit = most.unwrap_or(usize::MAX >> 2);
         let listing = self.games_where(
             "WHERE under_way = 1 ORDER BY created DESC, id DESC LIMIT $1",
@@ -324,7 +239,7 @@ impl Store {
     /// The store's.
     pub fn due(&self, now: u64, nudge: u64, forfeit: u64) -> Result<Due, StoreError> {
         // Two lookups, each by its index: idle games, and replies owed.
-        let mut rows = self.query(
+        let mut rows: Vec<(String,)> = self.query(
             "SELECT id FROM games WHERE idle <= $1 AND (reminded IS NULL OR idle <= $2)",
             params![
                 now.saturating_sub(nudge),
@@ -336,8 +251,8 @@ impl Store {
             params![],
         )?);
         let mut games = std::collections::BTreeSet::new();
-        for row in rows {
-            games.extend(GameId::parse(&row.text(0).map_err(self.fail())?));
+        for (id,) in rows {
+            games.extend(GameId::parse(&id));
         }
         Ok(Due {
             games: games.into_iter().collect(),
@@ -349,7 +264,7 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn load_sender(&self, digest: &str) -> Result<SenderRecord, StoreError> {
-        let rows = self.query(
+        let rows: Vec<(u32, String)> = self.query(
             "SELECT events, answered FROM senders WHERE digest = $1",
             params![digest],
         )?;
@@ -357,12 +272,9 @@ impl Store {
             digest: digest.to_string(),
             ..SenderRecord::default()
         };
-        if let Some(row) = rows.first() {
-            record.events = row.small(0).map_err(self.fail())?;
-            record.answered = (row.text(1).map_err(self.fail())?)
-                .split(',')
-                .filter_map(|t| t.parse().ok())
-                .collect();
+        if let Some((events, answered)) = rows.into_iter().next() {
+            record.events = events;
+            record.answered = answered.split(',').filter_map(|t| t.parse().ok()).collect();
         }
         Ok(record)
     }
@@ -389,7 +301,7 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn has_handled(&self, scope: &str, mail: &MailKey) -> Result<bool, StoreError> {
-        let rows = self.query(
+        let rows: Vec<(u32,)> = self.query(
             "SELECT event FROM handled WHERE scope = $1 AND (mail = $2 OR mail = $3)",
             params![scope, mail.0.as_str(), mail.short().as_str()],
         )?;
@@ -478,33 +390,33 @@ impl Store {
     pub fn owed(&self, which: Owed) -> Result<Vec<Outgoing>, StoreError> {
         const COLUMNS: &str = "message_id, event, to_name, to_address, reply_to, subject, body, \
                                in_reply_to, refs, html";
-        let rows = match which {
+        let owed = "state NOT IN ('sent', 'refused')";
+        let rows: Vec<OwedRow> = match which {
             Owed::Caused(mail) => self.query(
-                &format!("SELECT {COLUMNS} FROM outbox WHERE cause = $1 AND state NOT IN ('sent', 'refused') ORDER BY scope, event, n"),
+                &format!("SELECT {COLUMNS} FROM outbox WHERE cause = $1 AND {owed} ORDER BY scope, event, n"),
                 params![mail.0.as_str()],
             )?,
             Owed::Of(scope) => self.query(
-                &format!("SELECT {COLUMNS} FROM outbox WHERE scope = $1 AND state NOT IN ('sent', 'refused') ORDER BY event, n"),
+                &format!("SELECT {COLUMNS} FROM outbox WHERE scope = $1 AND {owed} ORDER BY event, n"),
                 params![scope],
             )?,
         };
-        rows.iter()
-            .map(|row| -> Result<Outgoing, StoreError> {
-                let f = self.fail();
+        rows.into_iter()
+            .map(|r| {
                 Ok(Outgoing {
-                    message_id: row.text(0).map_err(&f)?,
-                    event: row.small(1).map_err(&f)?,
+                    message_id: r.0,
+                    event: r.1,
                     to: Mailbox {
-                        name: row.opt_text(2).map_err(&f)?,
-                        address: row.text(3).map_err(&f)?,
+                        name: r.2,
+                        address: r.3,
                     },
-                    reply_to: row.opt_text(4).map_err(&f)?,
-                    subject: row.text(5).map_err(&f)?,
-                    body: row.opt_text(6).map_err(&f)?.unwrap_or_default(),
-                    in_reply_to: row.opt_text(7).map_err(&f)?,
-                    references: serde_json::from_str(&row.text(8).map_err(&f)?)
+                    reply_to: r.4,
+                    subject: r.5,
+                    body: r.6.unwrap_or_default(),
+                    in_reply_to: r.7,
+                    references: serde_json::from_str(&r.8)
                         .map_err(|e| self.corrupt("a reply's references", e))?,
-                    html: row.opt_text(9).map_err(&f)?,
+                    html: r.9,
                     delivery: Delivery::Pending,
                 })
             })
@@ -537,7 +449,7 @@ impl Store {
             super::Kind::Postgres => " FOR UPDATE",
             super::Kind::Sqlite => "",
         };
-        let rows = self.query(
+        let rows: Vec<(i64,)> = self.query(
             &format!("SELECT 1 FROM outbox WHERE message_id = $1 AND state = 'pending'{lock}"),
             params![message_id],
         )?;
@@ -545,55 +457,19 @@ impl Store {
     }
 }
 
-impl Store {
-    /// Every row of the store, a line each, in order, with the times left
-    /// out (a sender's answers as their count): two stores that did the
-    /// same, at other moments, dump the same. The crash test compares
-    /// these; an operator may diff them.
-    ///
-    /// # Errors
-    /// The store's.
-    pub fn dump(&self) -> Result<Vec<String>, StoreError> {
-        let mut lines = Vec::new();
-        let tables: [(&str, &str); 7] = [
-            ("games", "SELECT id, ruleset, stones, variant, first, setup, computer, standing, conceded, started_by, inviter, inviter_confirmed, offer, conditions, board_event, events, under_way, idle IS NULL, reminded IS NULL FROM games ORDER BY id"),
-            ("turns", "SELECT game, n, side, sowings FROM turns ORDER BY game, n"),
-            ("seats", "SELECT game, side, name, address, mailbox FROM seats ORDER BY game, side"),
-            ("handled", "SELECT scope, mail, event FROM handled ORDER BY scope, mail"),
-            ("outbox", "SELECT message_id, scope, event, n, to_address, subject, state FROM outbox ORDER BY message_id"),
-            ("senders", "SELECT digest, events, answered FROM senders ORDER BY digest"),
-            ("ratings", "SELECT mailbox, ruleset, name, rating, deviation, games, wins, draws, losses FROM ratings ORDER BY mailbox, ruleset"),
-        ];
-        for (table, sql) in tables {
-            for row in self.query(sql, params![])? {
-                let mut line = format!("{table}:");
-                for i in 0.. {
-                    let Ok(value) = row.value(i) else { break };
-                    let shown = match (table, i, value) {
-                        ("senders", 2, super::db::Value::Text(t)) => {
-                            format!("{} answers", t.split(',').filter(|t| !t.is_empty()).count())
-                        }
-                        // A concession's time, inside its JSON.
-                        (_, _, super::db::Value::Text(t)) if t.contains("\"time\":") => {
-                            match serde_json::from_str::<serde_json::Value>(t) {
-                                Ok(serde_json::Value::Object(mut map)) => {
-                                    map.remove("time");
-                                    serde_json::Value::Object(map).to_string()
-                                }
-                                _ => format!("{t:?}"),
-                            }
-                        }
-                        (_, _, v) => format!("{v:?}"),
-                    };
-                    line.push(' ');
-                    line.push_str(&shown);
-                }
-                lines.push(line);
-            }
-        }
-        Ok(lines)
-    }
-}
+/// A row of the outbox, as [`Store::owed`] reads it.
+type OwedRow = (
+    String,
+    u32,
+    Option<String>,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+);
 
 /// Which replies owed.
 #[derive(Clone, Copy, Debug)]

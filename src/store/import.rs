@@ -128,13 +128,9 @@ impl Store {
         games: &[(GameRecord, Ledger)],
         senders: &[(String, FileSender)],
     ) -> Result<Imported, ImportError> {
-        let held = self.query("SELECT value FROM meta WHERE name = 'secret'", params![])?;
-        let held = held
-            .first()
-            .map(|r| r.text(0))
-            .transpose()
-            .map_err(self.fail())?;
-        if held.as_deref() != Some(secret) {
+        let held: Vec<(String,)> =
+            self.query("SELECT value FROM meta WHERE name = 'secret'", params![])?;
+        if held.first().map(|(s,)| s.as_str()) != Some(secret) {
             if !self.is_empty()? {
                 return Err(ImportError::Unreadable(vec![format!(
                     "the database {} holds games under another secret: import into a new one",
@@ -173,7 +169,7 @@ impl Store {
     }
 
     fn has_any_handled(&self, scope: &str) -> Result<bool, StoreError> {
-        let rows = self.query(
+        let rows: Vec<(i64,)> = self.query(
             "SELECT 1 FROM handled WHERE scope = $1 LIMIT 1",
             params![scope],
         )?;

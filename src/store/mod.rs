@@ -18,12 +18,11 @@ pub mod ratings;
 mod record;
 mod schema;
 mod upgrade;
-mod view;
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
-use db::{params, Db, DbError, DbErrorKind};
+use db::{params, Db, DbError, DbErrorKind, Value};
 
 pub use db::Kind;
 pub use games::{Due, Listing, Owed};
@@ -34,7 +33,6 @@ pub use record::{
     Conceded, Concession, Conditional, GameId, GameRecord, Ledgered, MailKey, Offer, OfferKind,
     PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing, Turn,
 };
-pub use view::{player_of, record_sheet, sheet_of, summary};
 
 /// What can go wrong with the store, and whether waiting helps.
 #[derive(Debug, thiserror::Error)]
@@ -125,10 +123,9 @@ impl Store {
                 })
             }
         }
-        let rows =
-            (db.query("SELECT value FROM meta WHERE name = 'secret'", params![])).map_err(fail)?;
-        let secret = match rows.first().map(|r| r.text(0)) {
-            Some(Ok(text)) => text,
+        let rows = db.query("SELECT value FROM meta WHERE name = 'secret'", params![]);
+        let secret = match rows.map_err(fail)?.first().and_then(|r| r.first()) {
+            Some(Value::String(text)) => text.clone(),
             _ => {
                 return Err(StoreError::Corrupt {
                     store: shown(location),
@@ -190,15 +187,30 @@ impl Store {
         }
     }
 
-    fn execute(&self, sql: &str, params: &[db::Param]) -> Result<u64, StoreError> {
+    fn execute(&self, sql: &str, params: &[Value]) -> Result<u64, StoreError> {
         self.db
             .borrow_mut()
             .execute(sql, params)
             .map_err(self.fail())
     }
 
-    fn query(&self, sql: &str, params: &[db::Param]) -> Result<Vec<db::Row>, StoreError> {
-        self.db.borrow_mut().query(sql, params).map_err(self.fail())
+    /// The rows `sql` finds, each read as a `T`: a tuple (or a struct) of
+    /// its columns in order.
+    fn query<T: serde::de::DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[Value],
+    ) -> Result<Vec<T>, StoreError> {
+        let rows = self
+            .db
+            .borrow_mut()
+            .query(sql, params)
+            .map_err(self.fail())?;
+        let read = |row| serde_json::from_value(Value::Array(row));
+        let what = || sql.split(" WHERE").next().unwrap_or(sql).to_string();
+        (rows.into_iter())
+            .map(|row| read(row).map_err(|e| self.corrupt(what(), e)))
+            .collect()
     }
 
     /// A stored value that is not what it should be.
@@ -229,7 +241,10 @@ impl Store {
         let mut tries = 0;
         loop {
             tries += 1;
-            self.db.borrow_mut().begin().map_err(self.fail())?;
+            self.db
+                .borrow_mut()
+                .begin(tries == 1)
+                .map_err(self.fail())?;
             self.conflicted.set(false); // (a conflict met outside counts for nothing here)
             self.in_transaction.set(true);
             let decided = decide();
@@ -243,7 +258,7 @@ impl Store {
                 (Ok(value), Ok(())) => return Ok(value),
                 (_, Err(_)) | (Err(_), _) if conflict && tries < CONFLICT_TRIES => {
                     // Another referee changed what this one read: decide again.
-                    std::thread::sleep(std::time::Duration::from_millis(u64::from(tries) * 3));
+                    std::thread::sleep(std::time::Duration::from_millis(u64::from(tries - 1) * 3));
                 }
                 (Ok(_), Err(e)) => return Err(self.fail()(e).into()),
                 (Err(e), _) => return Err(e),
@@ -321,16 +336,11 @@ impl Store {
     /// Claims `message_id` for this process if it is owed (pending, or
     /// claimed by a process that is gone): the claim, or `None`.
     fn claimed(&self, message_id: &str) -> Result<Option<String>, StoreError> {
-        let rows = self.query(
+        let rows: Vec<(String,)> = self.query(
             "SELECT state FROM outbox WHERE message_id = $1",
             params![message_id],
         )?;
-        let Some(state) = rows
-            .first()
-            .map(|r| r.text(0))
-            .transpose()
-            .map_err(self.fail())?
-        else {
+        let Some((state,)) = rows.into_iter().next() else {
             return Ok(None);
         };
         let mine = self.first_state();

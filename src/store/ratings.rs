@@ -3,7 +3,7 @@
 //! are those a replay of every rated game in the order they ended would
 //! draw.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
@@ -12,8 +12,9 @@ use super::{GameRecord, Standing, Store, StoreError};
 use crate::address::mailbox_key;
 use crate::engine::{Game, Ruleset, Side};
 
-/// One player's standing in one ruleset.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One player's standing in one ruleset (read from a row of
+/// [`RATING_COLUMNS`], in order).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
     pub ruleset: Ruleset,
     /// The name of their latest rated game.
@@ -25,7 +26,7 @@ pub struct Rating {
     pub draws: u32,
     pub losses: u32,
     /// Their mailbox, as the limits count it (lowercase, no `+tag`).
-    #[serde(skip)]
+    #[serde(skip_serializing)]
     pub mailbox: String,
 }
 
@@ -83,24 +84,22 @@ pub(super) fn count_if_ended(
     let ruleset = record.ruleset.as_str();
     let mut rows = Vec::new();
     for mailbox in &mailboxes {
-        let found = store.query(
+        let found: Vec<(f64, f64, f64, u64, u64, u64, u64)> = store.query(
             "SELECT rating, deviation, volatility, games, wins, draws, losses FROM ratings
              WHERE mailbox = $1 AND ruleset = $2",
             params![mailbox.as_str(), ruleset],
         )?;
-        let row = match found.first() {
-            Some(r) => {
-                let f = store.fail();
+        rows.push(match found.into_iter().next() {
+            Some((rating, deviation, volatility, games, wins, draws, losses)) => {
                 let glicko = Glicko2Rating {
-                    rating: r.real(0).map_err(&f)?,
-                    deviation: r.real(1).map_err(&f)?,
-                    volatility: r.real(2).map_err(&f)?,
+                    rating,
+                    deviation,
+                    volatility,
                 };
-                (glicko, [3, 4, 5, 6].map(|i| r.uint(i).unwrap_or(0)))
+                (glicko, [games, wins, draws, losses])
             }
             None => (Glicko2Rating::new(), [0; 4]),
-        };
-        rows.push(row);
+        });
     }
     let outcome_for_south = match outcome.winner {
         Some(Side::South) => Outcomes::WIN,
@@ -146,37 +145,18 @@ pub(super) fn count_if_ended(
 }
 
 const RATING_COLUMNS: &str =
-    "mailbox, ruleset, name, rating, deviation, games, wins, draws, losses";
+    "ruleset, name, rating, deviation, games, wins, draws, losses, mailbox";
 
 impl Store {
     fn ratings_where(
         &self,
         condition: &str,
-        params: &[super::db::Param],
+        params: &[super::db::Value],
     ) -> Result<Vec<Rating>, StoreError> {
-        let rows = self.query(
+        self.query(
             &format!("SELECT {RATING_COLUMNS} FROM ratings {condition}"),
             params,
-        )?;
-        let f = self.fail();
-        let small = |r: &super::db::Row, i| r.small(i).map_err(&f);
-        rows.iter()
-            .map(|r| {
-                Ok(Rating {
-                    mailbox: r.text(0).map_err(&f)?,
-                    ruleset: (r.text(1).map_err(&f)?)
-                        .parse()
-                        .map_err(|e| self.corrupt("a rating's game", e))?,
-                    name: r.text(2).map_err(&f)?,
-                    rating: r.real(3).map_err(&f)?,
-                    deviation: r.real(4).map_err(&f)?,
-                    games: small(r, 5)?,
-                    wins: small(r, 6)?,
-                    draws: small(r, 7)?,
-                    losses: small(r, 8)?,
-                })
-            })
-            .collect()
+        )
     }
 
     /// Every rated player's rows in `ruleset` (or every ruleset), best
@@ -185,12 +165,13 @@ impl Store {
     /// # Errors
     /// The store's.
     pub fn ratings(&self, ruleset: Option<Ruleset>) -> Result<Vec<Rating>, StoreError> {
-        let mut list = match ruleset {
-            Some(r) => self.ratings_where("WHERE ruleset = $1", params![r.as_str()])?,
-            None => self.ratings_where("", params![])?,
-        };
-        sort(&mut list);
-        Ok(list)
+        let order = "ORDER BY ruleset, rating DESC, mailbox";
+        match ruleset {
+            Some(r) => {
+                self.ratings_where(&format!("WHERE ruleset = $1 {order}"), params![r.as_str()])
+            }
+            None => self.ratings_where(order, params![]),
+        }
     }
 
     /// The best `most` of `ruleset` (or of each ruleset), and every row of
@@ -235,47 +216,10 @@ impl Store {
 }
 
 /// Ratings in the order every table shows them: by ruleset, best first.
-pub fn sort(list: &mut [Rating]) {
+fn sort(list: &mut [Rating]) {
     list.sort_by(|a, b| {
         (a.ruleset.as_str(), -a.rating, &a.mailbox)
             .partial_cmp(&(b.ruleset.as_str(), -b.rating, &b.mailbox))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-}
-
-/// The ratings as a table for a mail or a terminal, a block per ruleset.
-pub fn table(list: &[Rating]) -> String {
-    use std::fmt::Write as _;
-    if list.is_empty() {
-        return "No rated games yet: a game counts when two people finish it.\n".to_string();
-    }
-    let mut out = String::new();
-    let mut current = None;
-    for r in list {
-        if current != Some(r.ruleset) {
-            if current.is_some() {
-                out.push('\n');
-            }
-            current = Some(r.ruleset);
-            let _ = writeln!(out, "{}", r.ruleset.title());
-            let _ = writeln!(
-                out,
-                "  {:<20} {:>6} {:>5} {:>5} {:>4} {:>5} {:>6}",
-                "player", "rating", "+/-", "games", "won", "drawn", "lost"
-            );
-        }
-        // A name from a damaged store must not draw on the terminal.
-        let name: String = r
-            .name
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(20)
-            .collect();
-        let _ = writeln!(
-            out,
-            "  {name:<20} {:>6.0} {:>5.0} {:>5} {:>4} {:>5} {:>6}",
-            r.rating, r.deviation, r.games, r.wins, r.draws, r.losses
-        );
-    }
-    out
 }

@@ -17,7 +17,7 @@
 //! - `senders`: a keyless address's answers of the last day.
 //! - `ratings`, `rated`: the players' Glicko-2 rows, and the games counted.
 
-use super::db::{params, Db, DbError, DbErrorKind, Kind};
+use super::db::{params, Db, DbError, DbErrorKind, Kind, Value};
 
 /// The schema this build writes.
 pub const VERSION: i64 = 1;
@@ -125,15 +125,21 @@ pub enum Opened {
     Newer(i64),
 }
 
+/// The version a `SELECT value FROM meta WHERE name = 'schema'` found:
+/// none is 0, one unreadable newer than any.
+fn version(rows: &[Vec<Value>]) -> i64 {
+    match rows.first().and_then(|r| r.first()) {
+        Some(Value::String(v)) => v.parse().unwrap_or(i64::MAX),
+        _ => 0,
+    }
+}
+
 /// Brings the schema up to [`VERSION`], in one transaction, and makes the
 /// secret if the store has none; refuses a newer one.
 pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
     // Most opens find the schema current: read without the write lock.
     let current = db.query("SELECT value FROM meta WHERE name = 'schema'", params![]);
-    if current.is_ok_and(|rows| {
-        rows.first()
-            .is_some_and(|r| r.text(0).is_ok_and(|v| v == VERSION.to_string()))
-    }) {
+    if current.is_ok_and(|rows| version(&rows) == VERSION) {
         return Ok(Opened::Current);
     }
     let mut tries = 0;
@@ -147,18 +153,14 @@ pub fn migrate(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
 }
 
 fn migrate_once(db: &mut dyn Db, fresh_secret: &str) -> Result<Opened, DbError> {
-    db.begin()?;
+    db.begin(false)?;
     let done = (|| {
         if db.kind() == Kind::Postgres {
             // Two referees starting on a new store: one migrates, the other waits.
             db.execute("SELECT pg_advisory_xact_lock(7307)", params![])?;
         }
         db.batch("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")?;
-        let rows = db.query("SELECT value FROM meta WHERE name = 'schema'", params![])?;
-        let found = match rows.first() {
-            Some(row) => row.text(0)?.parse().unwrap_or(i64::MAX),
-            None => 0,
-        };
+        let found = version(&db.query("SELECT value FROM meta WHERE name = 'schema'", params![])?);
         if found > VERSION {
             return Ok(Opened::Newer(found));
         }

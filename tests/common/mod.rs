@@ -2,9 +2,12 @@
 //! its input written; temporary folders; files of the repository.
 
 // Each test file uses a part of this.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
+pub mod dump;
 pub mod pg;
+
+pub use dump::Dump;
 
 use std::io::Write;
 use std::path::PathBuf;

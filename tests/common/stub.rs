@@ -4,8 +4,8 @@
 
 use std::cell::RefCell;
 
-use mancala::mail::delivery::{Failure, Postman, SendError};
 use mancala::mail::outgoing::Outgoing;
+use mancala::mail::transport::{Failure, Postman, SendError};
 
 #[derive(Debug, Default)]
 pub struct Stub {

@@ -12,11 +12,12 @@ use crate::engine::Side;
 use crate::hosted::{Event, GameRefusal, HostedGame};
 use crate::mail::command::{Command, Opponent};
 use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
-use crate::mail::delivery::{DeliveryError, Report, Transaction};
+use crate::mail::delivery::{DeliveryError, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::play::{line_move, Quoted};
 use crate::mail::refusal::Refusal;
+use crate::mail::Report;
 use crate::sheet::{Player, Players, Sheet};
 use crate::store::{
     self, GameId, GameRecord, MailKey, PlayerRecord, Secrets, Standing, StoreError,

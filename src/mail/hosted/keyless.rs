@@ -8,13 +8,14 @@ use std::fmt::Write as _;
 use super::{HostedReferee, PLAYER_ANSWERS, STRANGER_ANSWERS};
 use crate::mail::command::Command;
 use crate::mail::compose::{self, note, signature};
-use crate::mail::delivery::{DeliveryError, Report, Transaction};
+use crate::mail::delivery::{DeliveryError, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
 use crate::mail::outgoing::Outgoing;
 use crate::mail::play::{makes_move, play_turn, read_request};
 use crate::mail::refusal::Refusal;
 use crate::mail::sheet_referee::seat_players;
+use crate::mail::Report;
 use crate::sheet::RawSheet;
 use crate::store::{self, GameRecord, Ledgered, Secrets, SenderRecord, StoreError};
 

@@ -17,18 +17,21 @@ use std::fmt::Write as _;
 
 use super::command::Command;
 use super::compose::{self, game_line, key_block, note, sheet_body_drawn, signature};
-use super::delivery::{send_owed, DeliveryError, Postman, Report, Transaction};
+use super::delivery::{send_owed, DeliveryError, Transaction};
 use super::html_part::Drawn;
 use super::incoming::Mailbox;
 use super::letter::Letter;
 use super::outgoing::{mailbox_of, Outgoing};
 use super::play::{makes_move, quoted_request, Writer};
 use super::refusal::Refusal;
+use super::transport::Postman;
 use super::wrap;
 use super::Identity;
+use super::Report;
 use crate::engine::Side;
+use crate::hosted::{player_of, sheet_of, summary};
 use crate::hosted::{Event, HostedGame};
-use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Owed, Secrets};
+use crate::store::{self, GameId, GameRecord, Owed, Secrets};
 use crate::store::{SenderRecord, Standing, Store, StoreError};
 
 /// The referee of games kept in a store.

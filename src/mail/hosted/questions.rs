@@ -248,7 +248,7 @@ fn marked(what: &str, sheet: &Sheet) -> String {
 /// The best of each game and the asker's own standing: a mail that
 /// fits a window however many play here.
 fn ratings_text(leaders: &ratings::Leaders) -> String {
-    let mut text = ratings::table(&leaders.list);
+    let mut text = crate::mail::compose::ratings_table(&leaders.list);
     if leaders.cut {
         let _ = writeln!(
             text,

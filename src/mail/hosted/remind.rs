@@ -5,7 +5,9 @@
 use super::{corrupt, HostedReferee, Scene};
 use crate::engine::Side;
 use crate::hosted::HostedGame;
-use crate::mail::delivery::{send_owed, DeliveryError, Postman, Report, Transaction};
+use crate::mail::delivery::{send_owed, DeliveryError, Transaction};
+use crate::mail::transport::Postman;
+use crate::mail::Report;
 use crate::store::{MailKey, Owed};
 
 /// What `remind` did to one game.
@@ -202,12 +204,15 @@ fn side_to_remind(game: &HostedGame) -> Result<Side, Skip> {
     Ok(side)
 }
 
-/// A time idle in words: `8 days`, `a day`, `36 hours`, `90 minutes`.
+/// A time idle in words: `8 days`, `a day`, `36 hours`, `90 minutes`,
+/// `less than an hour` (never "1 minutes", nor a word that changes while
+/// the same reminder is decided again a minute on).
 fn span(seconds: u64) -> String {
     match (seconds / 86_400, seconds / 3600) {
         (1, _) => "a day".to_string(),
         (days, _) if days > 1 => format!("{days} days"),
         (_, hours) if hours > 1 => format!("{hours} hours"),
+        (_, 0) => "less than an hour".to_string(),
         _ => format!("{} minutes", seconds / 60),
     }
 }
@@ -231,6 +236,7 @@ mod tests {
         assert_eq!(span(36 * 3600 - 1), "a day");
         assert_eq!(span(23 * 3600), "23 hours");
         assert_eq!(span(90 * 60), "90 minutes");
+        assert_eq!(span(61), "less than an hour");
         assert_eq!(when(1_796_029_500), "2026-11-30 at 09:05 UTC");
     }
 }
