@@ -26,6 +26,7 @@ use super::play::{makes_move, quoted_request, Writer};
 use super::refusal::Refusal;
 use super::wrap;
 use super::Identity;
+use crate::address::same_mailbox;
 use crate::engine::Side;
 use crate::hosted::{Event, HostedGame};
 use crate::store::{self, player_of, sheet_of, summary, GameId, GameRecord, Owed, Secrets};
@@ -271,7 +272,7 @@ impl HostedReferee {
         };
         if !replies
             .iter()
-            .any(|r| r.to.address.eq_ignore_ascii_case(&inviter))
+            .any(|r| same_mailbox(&r.to.address, &inviter))
         {
             return Ok((replies, None));
         }
@@ -285,7 +286,7 @@ impl HostedReferee {
         let kept = replies
             .into_iter()
             .filter(|r| {
-                if !r.to.address.eq_ignore_ascii_case(&inviter) {
+                if !same_mailbox(&r.to.address, &inviter) {
                     return true;
                 }
                 let room = sender.record.answers_today(now) < count;
@@ -537,7 +538,7 @@ impl Scene<'_> {
     ) -> Result<Decision, StoreError> {
         // The answer goes to the key's owner; if someone else wrote, say so.
         let from_note = match &self.game.record().player(side).address {
-            Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
+            Some(registered) if !same_mailbox(registered, &from.address) => format!(
                 "(This mail came from {}, not from your address here; the answer goes to {registered}.) ",
                 from.address
             ),
