@@ -148,7 +148,7 @@ fn a_challenge_sends_one_invitation_and_the_game_starts_on_accept() {
     assert_eq!(out.len(), 2);
     let (alice, bob) = (to(&out, ALICE), to(&out, BOB));
     for text in [
-        "Alice <alice@players.example> invites you",
+        "alice@players.example invites you",
         "accept",
         "decline",
         "ignore this mail",
@@ -736,6 +736,152 @@ fn every_spelling_of_one_mailbox_shares_its_limits() {
             .len();
     }
     assert_eq!(answers, 3);
+}
+
+/// `mancala mail --from referee` on the world's store, as the MTA runs it:
+/// the replies as each recipient's mail program reads them.
+fn through_binary(world: &World, referee: &str, raw: &str) -> Vec<common::Written> {
+    let out = tempfile::tempdir_in(&*world.dir).unwrap();
+    let send = format!("dir:{}", out.path().display());
+    let args = [
+        "mail",
+        "--from",
+        referee,
+        "--store",
+        &world.store,
+        "--send",
+        &send,
+    ];
+    let output = run(&args, raw.as_bytes());
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| common::read_written(&e.unwrap().path()))
+        .collect()
+}
+
+#[test]
+fn a_players_sub_address_without_a_key_is_answered_as_the_player() {
+    let world = World::new("sub-address-keyless");
+    let (_, bob) = world.game_on();
+    let out = through_binary(
+        &world,
+        REFEREE,
+        &format!("From: Bob <Bob+x@players.example>\nTo: {REFEREE}\nMessage-ID: <bx@x>\n\nboard\n"),
+    );
+    assert_eq!(out.len(), 1, "{out:#?}");
+    assert_eq!(out[0].to, BOB, "at the address his seat has");
+    assert!(out[0].body.contains(&key_of(&bob)), "{}", out[0].body);
+}
+
+#[test]
+fn a_game_whose_two_seats_are_one_mailbox_is_refused() {
+    let world = World::new("one-mailbox-two-seats");
+    let out = through_binary(
+        &world,
+        REFEREE,
+        &format!("From: Sam <sam@players.example>\nTo: {REFEREE}\nMessage-ID: <sam2@x>\n\nnew wari with Sam <SAM+2@players.example>\n"),
+    );
+    assert_eq!(out.len(), 1, "to Sam alone: {out:#?}");
+    assert_eq!(out[0].to, "sam@players.example");
+    let said = squeezed(&out[0].body);
+    assert!(said.contains("you cannot play against yourself"), "{said}");
+    assert!(world.games().is_empty());
+}
+
+#[test]
+fn role_and_local_only_addresses_are_not_invited_unless_the_referee_is_local_too() {
+    let world = World::new("no-person");
+    for (n, invitee) in [
+        "root@localhost",
+        "postmaster@localhost",
+        "Postmaster@players.example",
+        "noreply+games@shop.example",
+        "mailer-daemon@players.example",
+        "bob@localhost",
+        "carol@mail.localhost",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let from = format!("s{n}@players.example");
+        let out = through_binary(
+            &world,
+            REFEREE,
+            &format!(
+                "From: {from}\nTo: {REFEREE}\nMessage-ID: <np{n}@x>\n\nnew wari with {invitee}\n"
+            ),
+        );
+        let to: Vec<&str> = out.iter().map(|o| o.to.as_str()).collect();
+        assert_eq!(to, [from.as_str()], "{invitee}: the inviter alone is told");
+        let said = squeezed(&out[0].body);
+        assert!(
+            said.contains("the referee sends it no invitations"),
+            "{said}"
+        );
+    }
+    assert!(world.games().is_empty());
+    // A referee of one machine (its own address local) plays its users,
+    // never its roles.
+    let local = "referee@localhost";
+    let out = through_binary(
+        &world,
+        local,
+        "From: alice@localhost\nTo: referee@localhost\nMessage-ID: <nl1@x>\n\nnew wari with bob@localhost\n",
+    );
+    assert!(out.iter().any(|o| o.to == "bob@localhost"), "{out:#?}");
+    let out = through_binary(
+        &world,
+        local,
+        "From: carol@localhost\nTo: referee@localhost\nMessage-ID: <nl2@x>\n\nnew wari with root@localhost\n",
+    );
+    assert_eq!(out.len(), 1, "{out:#?}");
+    assert!(squeezed(&out[0].body).contains("a role's mailbox"));
+    assert_eq!(world.games().len(), 1);
+}
+
+#[test]
+fn an_invitation_carries_no_inviters_words_in_its_headers_and_prints_names_as_names() {
+    let world = World::new("phishing");
+    let out = through_binary(
+        &world,
+        REFEREE,
+        &format!(
+            "From: \"Your bank: https://bank.example/login\" <mallory@evil.example>\n\
+             To: {REFEREE}\nSubject: Your account is locked: log in at bank.example\n\
+             Message-ID: <account-locked@bank.example>\n\n\
+             new wari with Your bank account is locked www.bank.example <victim@players.example>\n"
+        ),
+    );
+    let invitation = out
+        .iter()
+        .find(|o| o.to == "victim@players.example")
+        .unwrap_or_else(|| panic!("no invitation: {out:#?}"));
+    for bait in ["bank", "locked", "login"] {
+        assert!(
+            !invitation.headers.to_lowercase().contains(bait),
+            "{bait} in a header:\n{}",
+            invitation.headers
+        );
+    }
+    assert!(
+        invitation
+            .subject
+            .contains("mallory@evil.example invites you to a game of Wari"),
+        "{}",
+        invitation.subject
+    );
+    // The names on the board are names: no link, no address in them.
+    for link in ["https:", "bank.example", "www."] {
+        assert!(
+            !invitation.body.contains(link),
+            "{link}:\n{}",
+            invitation.body
+        );
+    }
+    let sheet = Sheet::parse(&invitation.body).unwrap();
+    assert_eq!(sheet.name(Side::North), "Your bank account is locked");
+    assert_eq!(sheet.name(Side::South), "Your bank:");
 }
 
 #[test]

@@ -259,26 +259,3 @@ fn an_unreadable_message_is_logged_and_stays_for_the_next_run() {
     assert_eq!(names(&new), ["1796.M0.dangling", "1796.M0.loop"]);
     assert_eq!(names(&dir.join("cur")), ["1796.M1.host:2,S"]);
 }
-
-/// `--send stdout` with standard output closed (std's start opens it on
-/// /dev/null, read and write) would mark replies sent that went nowhere:
-/// the run is refused with 75 before anything is read, and every message
-/// stays in new/.
-#[cfg(unix)]
-#[test]
-fn replies_to_a_closed_standard_output_are_refused_and_the_mail_kept() {
-    let root = temp_dir("maildir-closed");
-    let dir = maildir(&root);
-    deliver_to(&dir, "1796.M1.host", &challenge(1));
-    let store = root.join("store");
-    let out = std::process::Command::new("/bin/sh")
-        .args(["-c", r#"exec "$0" "$@" >&-"#, env!("CARGO_BIN_EXE_mancala")])
-        .args(maildir_args(&root, &dir, "stdout"))
-        .output()
-        .unwrap();
-    let said = common::stderr(&out);
-    assert_eq!(out.status.code(), Some(75), "{said}");
-    assert!(said.contains("standard output is closed"), "{said}");
-    assert_eq!(names(&dir.join("new")), ["1796.M1.host"]);
-    assert!(!store.exists(), "the store was opened");
-}

@@ -181,8 +181,9 @@ pub enum Command {
         each legal move, under perfect play: in Mankala the final score margin (the mover's \
         pits and home at the end less the opponent's), in Waurie +1 win / -1 loss. Exact where \
         the search reaches the end of the game or the endgame tables within --nodes; else \
-        \"exact\": false with a depth-limited search's value and depth. Wari games have a \
-        repetition rule, so their values are never exact."
+        \"exact\": false with a depth-limited search's value and depth. In Wari games a \
+        position can repeat, ending the game: a value is exact there only where the search of \
+        the game's history finishes within --nodes."
     )]
     Solve {
         /// The sheet, or - for standard input

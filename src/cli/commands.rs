@@ -412,7 +412,7 @@ fn with_referee(
     args: super::args::RefereeArgs,
     work: impl FnOnce(&dyn Referee, &Postbox, usize) -> CliResult,
 ) -> CliResult {
-    kept_by(&args.send)?;
+    warn_if_thrown_away(&args.send);
     let identity = Identity::new(&args.from);
     let postbox = Postbox {
         transport: args.send,
@@ -426,50 +426,37 @@ fn with_referee(
     }
 }
 
-/// Refuses `--send stdout` when standard output was closed: std's start
-/// opened it on /dev/null, where every reply would "go" and be marked
-/// sent. Exit 75 before anything is done, so the mail is kept. (A
-/// `>/dev/null` of one's own throws the replies away on purpose: allowed.)
-fn kept_by(send: &Transport) -> CliResult {
-    if *send == Transport::Stdout && stdout_was_closed() {
-        return Err(Failure::tempfail(
-            "--send stdout, but standard output is closed: the replies would be \
-                      lost, so nothing is done; send them elsewhere (--send dir:PATH, \
-                      sendmail, smtp://...)"
-                .to_string(),
-        ));
+/// Says so when `--send stdout` writes into /dev/null: every reply is
+/// thrown away and marked sent. Said, not refused: a closed standard
+/// output (which std's start opens on /dev/null, read and write) cannot be
+/// told from a `1<>/dev/null`, a systemd `StandardOutput=null` or a
+/// Python `DEVNULL` of one's own, and those throw the replies away on
+/// purpose, as a `>/dev/null` does.
+fn warn_if_thrown_away(send: &Transport) {
+    if *send == Transport::Stdout && stdout_is_null() {
+        log(
+            "- --send stdout, and standard output is /dev/null: the replies are thrown \
+             away; to send them, --send dir:PATH, sendmail or smtp://...",
+        );
     }
-    Ok(())
 }
 
-/// Is standard output the /dev/null that std's start opens on a closed
-/// one? That one is open read and write (`O_RDWR`, as Linux's fdinfo
-/// tells); a shell's or a parent's `>/dev/null` is write-only.
-#[cfg(target_os = "linux")]
-fn stdout_was_closed() -> bool {
+#[cfg(unix)]
+fn stdout_is_null() -> bool {
     use std::os::fd::AsFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let out = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()
         .and_then(|fd| std::fs::File::from(fd).metadata());
-    let is_null = match (out, std::fs::metadata("/dev/null")) {
+    match (out, std::fs::metadata("/dev/null")) {
         (Ok(out), Ok(null)) => out.file_type().is_char_device() && out.rdev() == null.rdev(),
         _ => false,
-    };
-    let flags = std::fs::read_to_string("/proc/self/fdinfo/1")
-        .ok()
-        .and_then(|info| {
-            let octal = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
-            u32::from_str_radix(octal.trim(), 8).ok()
-        });
-    const ACCESS_MODE: u32 = 0o3;
-    const READ_WRITE: u32 = 0o2;
-    is_null && flags.is_some_and(|f| f & ACCESS_MODE == READ_WRITE)
+    }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn stdout_was_closed() -> bool {
+#[cfg(not(unix))]
+fn stdout_is_null() -> bool {
     false
 }
 
@@ -701,7 +688,7 @@ fn remind(
             super::args::show_duration(nudge)
         )));
     }
-    kept_by(&send)?;
+    warn_if_thrown_away(&send);
     let referee = HostedReferee::new(from, open_store_or_default(store)?);
     let postbox = Postbox {
         transport: send,

@@ -109,7 +109,7 @@ impl mancala::mail::transport::Postman for OwnersTerminal<'_> {
         mail: &mancala::store::Outgoing,
     ) -> Result<(), mancala::mail::transport::SendError> {
         use std::io::Write;
-        if !mail.to.address.eq_ignore_ascii_case(self.owner) {
+        if !mancala::address::same_mailbox(&mail.to.address, self.owner) {
             return self.postbox.send(mail);
         }
         let text = format!("Subject: {}\n\n{}", mail.subject, mail.body);

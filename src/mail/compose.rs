@@ -280,13 +280,19 @@ pub fn is_placeholder(name: &str) -> bool {
 }
 
 /// A player's name: clean, without the characters the sheet uses for its
-/// own structure, and short enough for the grid.
+/// own structure, short enough for the grid, and a name: a word that is an
+/// address or a link is left out (anyone may name anyone in an invitation,
+/// and the referee is no way to mail a stranger a link).
 pub fn clean_name(name: &str) -> String {
     let kept: String = name
         .chars()
-        .filter(|c| !matches!(c, '|' | '<' | '>' | '"'))
+        // (Nor the marks that turn text right to left: `\u{202e}moc.knab`.)
+        .filter(|c| !matches!(c, '|' | '<' | '>' | '"' | '\u{200e}' | '\u{200f}'))
+        .filter(|c| !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
         .collect();
-    let name = text::clean_text(&kept);
+    let words = text::clean_text(&kept);
+    let words: Vec<&str> = words.split(' ').filter(|w| !is_link(w)).collect();
+    let name = words.join(" ");
     let name = name.trim();
     // A longer name is cut at a word where it can be.
     let name = match name.char_indices().nth(NAME_LENGTH) {
@@ -344,6 +350,17 @@ pub fn ratings_table(list: &[Rating]) -> String {
     out
 }
 
+/// Does `word` read as an address, a link or a domain (`a@b`, `http://`,
+/// `evil.example/login`, `bank.example`)? A dot between a letter and two
+/// more (a domain's label) does; an initial's (`J.R.R.`) does not.
+fn is_link(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    let domain_dot = chars.windows(4).any(|w| {
+        w[0].is_alphanumeric() && w[1] == '.' && w[2].is_alphabetic() && w[3].is_alphabetic()
+    });
+    domain_dot || word.contains(['@', '/', '\\'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +399,18 @@ mod tests {
     fn names_cannot_carry_structure_or_control_characters() {
         assert_eq!(clean_name("Bob\r\nBcc: x | <y>"), "Bob Bcc: x y");
         assert_eq!(clean_name("  "), "Player");
+        for (written, name) in [
+            ("Your bank: https://bank.example/login", "Your bank:"),
+            ("Alice alice@players.example", "Alice"),
+            ("visit www.evil.example now", "visit now"),
+            ("Pay at evil.example/x or paypal.com", "Pay at or"),
+            ("J.R.R. Tolkien", "J.R.R. Tolkien"),
+            ("Dr. No", "Dr. No"),
+            ("https://evil.example", "Player"),
+            ("Bob \u{202e}nimda", "Bob nimda"),
+        ] {
+            assert_eq!(clean_name(written), name, "{written}");
+        }
         let long = "Zoë Ångström-Çelik de la Fuente y Martínez-Villalobos de Castilla";
         assert_eq!(clean_name(long), "Zoë Ångström-Çelik de la");
         assert_eq!(clean_name(&"x".repeat(100)), "x".repeat(NAME_LENGTH));

@@ -99,7 +99,7 @@ impl Identity {
 
     /// Is `address` the referee's own, sub-addresses (`referee+x@`) included?
     pub fn is_own(&self, address: &str) -> bool {
-        crate::address::mailbox_key(address) == crate::address::mailbox_key(&self.address)
+        crate::address::same_mailbox(address, &self.address)
     }
 
     /// Does `text` name the referee's address or one of its sub-addresses?

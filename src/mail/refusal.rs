@@ -1,6 +1,7 @@
 //! Why a mail's move or command was not carried out: one closed set of
 //! kinds, each worded for the player, with what to write instead.
 
+use crate::address::NotAPerson;
 use crate::engine::{RulesError, Side};
 use crate::hosted::GameRefusal;
 use crate::sheet::written;
@@ -86,6 +87,7 @@ impl Refusal {
             | Refusal::BadNew(_)
             | Refusal::Rules(_)
             | Refusal::SelfOpponent
+            | Refusal::NotAPerson(..)
             | Refusal::RefereeOpponent
             | Refusal::NoOpponent
             | Refusal::NotAccepted { .. }
@@ -216,6 +218,9 @@ pub enum Refusal {
     Rules(RulesError),
     #[error("you cannot play against yourself: name another address, or computer")]
     SelfOpponent,
+    /// An invitee no person reads, or only this machine can reach.
+    #[error("{0} is {why}, not a person's own: the referee sends it no invitations; invite your opponent at theirs", why = not_a_person(*.1))]
+    NotAPerson(String, NotAPerson),
     #[error("you cannot play against the referee's own address; name your opponent's")]
     RefereeOpponent,
     #[error("no opponent: put their address in Cc, or write a line: new <game> with <address>")]
@@ -254,6 +259,15 @@ pub enum Refusal {
     DeclinedBefore(String),
     #[error("{0} has had as many invitations today as the referee sends in a day; try tomorrow")]
     TooManyInvitations(String),
+}
+
+fn not_a_person(why: NotAPerson) -> &'static str {
+    match why {
+        NotAPerson::Role => "a role's mailbox (postmaster, root, noreply and the like)",
+        NotAPerson::LocalOnly => {
+            "an address only the referee's machine knows (no dot in its domain, or localhost)"
+        }
+    }
 }
 
 /// Most characters of a player's line repeated in a refusal.
@@ -409,6 +423,8 @@ mod tests {
             Refusal::BadNew("new wari with".into()),
             Refusal::Rules(crate::engine::Ruleset::Mankala.with_stones(9).unwrap_err()),
             Refusal::SelfOpponent,
+            Refusal::NotAPerson(name(), NotAPerson::Role),
+            Refusal::NotAPerson(name(), NotAPerson::LocalOnly),
             Refusal::RefereeOpponent,
             Refusal::NoOpponent,
             Refusal::NotAccepted { name: name() },
@@ -474,6 +490,7 @@ mod tests {
                 | Refusal::BadNew(_)
                 | Refusal::Rules(_)
                 | Refusal::SelfOpponent
+                | Refusal::NotAPerson(..)
                 | Refusal::RefereeOpponent
                 | Refusal::NoOpponent
                 | Refusal::NotAccepted { .. }

@@ -16,7 +16,7 @@ use super::refusal::Refusal;
 use super::transport::Postman;
 use super::Identity;
 use super::Report;
-use crate::address::mailbox_key;
+use crate::address::same_mailbox;
 use crate::engine::Side;
 use crate::sheet::{Player, RawSheet, Sheet};
 
@@ -89,7 +89,7 @@ impl SheetReferee {
         // The writer, when the sheet seats the sender's address.
         let side = Side::BOTH.into_iter().find(|&side| {
             (raw.players.get(side).address.as_deref())
-                .is_some_and(|a| a.eq_ignore_ascii_case(&from.address))
+                .is_some_and(|a| same_mailbox(a, &from.address))
         });
         let writer = side.map(|side| Writer { side, played: &[] });
         let request = match read_request(letter, &raw, writer) {
@@ -190,14 +190,12 @@ impl SheetReferee {
     ) -> Result<(), Refusal> {
         let seat = sheet.players.get(side).clone();
         match &seat.address {
-            Some(address) if !address.eq_ignore_ascii_case(&from.address) => {
-                Err(Refusal::NotYourMove {
-                    name: seat.name,
-                    side,
-                    from: from.address.clone(),
-                    address: address.clone(),
-                })
-            }
+            Some(address) if !same_mailbox(address, &from.address) => Err(Refusal::NotYourMove {
+                name: seat.name,
+                side,
+                from: from.address.clone(),
+                address: address.clone(),
+            }),
             Some(_) => Ok(()),
             // The other seat's player cannot take this one too.
             None if sheet
@@ -205,7 +203,7 @@ impl SheetReferee {
                 .get(side.other())
                 .address
                 .as_deref()
-                .is_some_and(|a| mailbox_key(a) == mailbox_key(&from.address)) =>
+                .is_some_and(|a| same_mailbox(a, &from.address)) =>
             {
                 Err(Refusal::OtherSeat {
                     name: seat.name,
@@ -279,7 +277,7 @@ fn readers(sheet: &Sheet) -> Vec<(Mailbox, Side)> {
         if let Some(m) = mailbox_of(sheet.players.get(s)) {
             match readers
                 .iter_mut()
-                .find(|(a, _)| a.address.eq_ignore_ascii_case(&m.address))
+                .find(|(a, _)| same_mailbox(&a.address, &m.address))
             {
                 Some(reader) if sheet.game.to_move() == Some(s) => reader.1 = s,
                 Some(_) => {}
@@ -316,13 +314,13 @@ pub fn seat_players(
     }
     let owner = referee
         .owner_mailbox()
-        .filter(|owner| !owner.address.eq_ignore_ascii_case(&from.address));
+        .filter(|owner| !same_mailbox(&owner.address, &from.address));
     let opponent = owner.or_else(|| {
         letter
             .mail
             .recipients
             .iter()
-            .find(|m| !referee.is_own(&m.address) && !m.address.eq_ignore_ascii_case(&from.address))
+            .find(|m| !referee.is_own(&m.address) && !same_mailbox(&m.address, &from.address))
             .cloned()
     });
     if let Some(opponent) = opponent {

@@ -396,13 +396,13 @@ impl GameRecord {
         self.last_activity = now;
     }
 
-    /// The side whose registered address is `address`, if either.
+    /// The side whose registered mailbox `address` reaches, if either.
     pub fn side_of(&self, address: &str) -> Option<Side> {
         Side::BOTH.into_iter().find(|&side| {
             self.player(side)
                 .address
                 .as_deref()
-                .is_some_and(|a| a.eq_ignore_ascii_case(address))
+                .is_some_and(|a| crate::address::same_mailbox(a, address))
         })
     }
 

@@ -213,6 +213,9 @@ pub struct Written {
     pub subject: String,
     pub message_id: String,
     pub body: String,
+    /// Every header, decoded (`Name: value` a line, the value as parsed):
+    /// for what no header may carry.
+    pub headers: String,
 }
 
 /// The reply in the file at `path`.
@@ -234,6 +237,11 @@ pub fn read_written(path: &std::path::Path) -> Written {
             .body_text(0)
             .unwrap_or_default()
             .replace("\r\n", "\n"),
+        headers: message
+            .headers()
+            .iter()
+            .map(|h| format!("{}: {:?}\n", h.name(), h.value()))
+            .collect(),
     }
 }
 

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{Decision, Did, HostedReferee, Scene};
-use crate::address::mailbox_key;
+use crate::address::{not_a_person, same_mailbox};
 use crate::engine::Side;
 use crate::hosted::{Event, GameRefusal, HostedGame};
 use crate::mail::command::{Command, Opponent};
@@ -15,6 +15,7 @@ use crate::mail::compose::{clean_name, game_line, sheet_body, Next};
 use crate::mail::delivery::{DeliveryError, Transaction};
 use crate::mail::incoming::Mailbox;
 use crate::mail::letter::Letter;
+use crate::mail::outgoing::Outgoing;
 use crate::mail::play::{line_move, Quoted};
 use crate::mail::refusal::Refusal;
 use crate::mail::Report;
@@ -67,9 +68,6 @@ impl HostedReferee {
                         address: None,
                     },
                     Opponent::Person(m) => {
-                        if m.address.eq_ignore_ascii_case(&inviter.address) {
-                            return Err(Refusal::SelfOpponent);
-                        }
                         if self.identity.is_own(&m.address) {
                             return Err(Refusal::RefereeOpponent);
                         }
@@ -207,7 +205,8 @@ impl HostedReferee {
         })
     }
 
-    /// May `inviter` invite `invitee` now? Not while an invitation to them
+    /// May `inviter` invite `invitee` now? Not themselves, nor a role's or
+    /// a local-only mailbox; not while an invitation to them
     /// is open, nor while one from them to the inviter is, not by a sheet
     /// in a reply to a mail of their game under way, not after they
     /// declined this inviter, not more than a few times a day.
@@ -218,6 +217,17 @@ impl HostedReferee {
         letter: &Letter,
         now: u64,
     ) -> Result<Result<(), Refusal>, StoreError> {
+        // Two seats of one mailbox (`sam@` and `sam+2@`) are no game.
+        if same_mailbox(invitee, inviter) {
+            return Ok(Err(Refusal::SelfOpponent));
+        }
+        // Anyone may name anyone: not a role's mailbox, nor one of this
+        // machine's (but the owner's, whose mailbox this referee reads).
+        if let Some(why) = not_a_person(invitee, &self.identity.address) {
+            if !self.identity.is_own(invitee) {
+                return Ok(Err(Refusal::NotAPerson(invitee.to_string(), why)));
+            }
+        }
         let listing = self.store.games_of(invitee)?;
         // A game file of theirs that cannot be read may hold an open invitation or a
         // decline: no invitation goes out until the operator mends it.
@@ -229,7 +239,7 @@ impl HostedReferee {
                 .player(side)
                 .address
                 .as_deref()
-                .is_some_and(|a| mailbox_key(a) == mailbox_key(address))
+                .is_some_and(|a| same_mailbox(a, address))
         };
         // An invitation unanswered for a week no longer blocks others.
         let open = |r: &GameRecord| r.is_invited() && r.created + INVITATION_OPEN > now;
@@ -433,14 +443,13 @@ impl Scene<'_> {
     }
 }
 
-fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing> {
+fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<Outgoing> {
     let sheet = &scene.game.sheet();
     let invitee = inviter.other();
-    let who = format!(
-        "{} <{}>",
-        sheet.name(inviter),
-        sheet.players.get(inviter).address.as_deref().unwrap_or("")
-    );
+    // Anyone may invite anyone, so the invitation's first line (its
+    // subject) names the inviter by address alone: their display name is
+    // on the board, as a name, never in a header.
+    let who = sheet.players.get(inviter).address.as_deref().unwrap_or("");
     let title = sheet.game.rules().ruleset.title();
     let first_move = sheet.game.to_move() == Some(invitee) && sheet.game.ply() > 0;
     let how = if first_move {
@@ -459,15 +468,27 @@ fn invitations(scene: &Scene, inviter: Side, news: &str) -> Vec<super::Outgoing>
         "{how}\nIf you would rather not answer, just ignore this mail: nothing more\n\
          will come about this game unless you reply."
     );
-    let to_invitee = scene.mail(
-        invitee,
-        sheet_body(
-            &game_line(sheet, &format!("{who} invites you to a game of {title}.")),
-            None,
-            sheet,
-            Next::Say(&invite),
-        ),
-    );
+    let to_invitee = scene
+        .mail(
+            invitee,
+            sheet_body(
+                &game_line(sheet, &format!("{who} invites you to a game of {title}.")),
+                None,
+                sheet,
+                Next::Say(&invite),
+            ),
+        )
+        // Nor the name the inviter gave the invitee, nor the thread of a
+        // mail the invitee never saw (its Message-ID is the inviter's too).
+        .map(|mail| Outgoing {
+            to: Mailbox {
+                name: None,
+                ..mail.to
+            },
+            in_reply_to: None,
+            references: Vec::new(),
+            ..mail
+        });
     let to_inviter = scene.mail(
         inviter,
         sheet_body(
@@ -512,7 +533,7 @@ impl Scene<'_> {
         // not as the inviter wrote it.
         let registered = self.game.record().player(invitee).address.clone();
         if let Some(name) = from.name.as_deref().filter(|n| !n.trim().is_empty()) {
-            if registered.is_some_and(|a| a.eq_ignore_ascii_case(&from.address)) {
+            if registered.is_some_and(|a| same_mailbox(&a, &from.address)) {
                 self.game.name_invitee(invitee, clean_name(name));
             }
         }

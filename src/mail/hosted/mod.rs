@@ -28,6 +28,7 @@ use super::transport::Postman;
 use super::wrap;
 use super::Identity;
 use super::Report;
+use crate::address::same_mailbox;
 use crate::engine::Side;
 use crate::hosted::{player_of, sheet_of, summary};
 use crate::hosted::{Event, HostedGame};
@@ -274,7 +275,7 @@ impl HostedReferee {
         };
         if !replies
             .iter()
-            .any(|r| r.to.address.eq_ignore_ascii_case(&inviter))
+            .any(|r| same_mailbox(&r.to.address, &inviter))
         {
             return Ok((replies, None));
         }
@@ -288,7 +289,7 @@ impl HostedReferee {
         let kept = replies
             .into_iter()
             .filter(|r| {
-                if !r.to.address.eq_ignore_ascii_case(&inviter) {
+                if !same_mailbox(&r.to.address, &inviter) {
                     return true;
                 }
                 let room = sender.record.answers_today(now) < count;
@@ -540,7 +541,7 @@ impl Scene<'_> {
     ) -> Result<Decision, StoreError> {
         // The answer goes to the key's owner; if someone else wrote, say so.
         let from_note = match &self.game.record().player(side).address {
-            Some(registered) if !registered.eq_ignore_ascii_case(&from.address) => format!(
+            Some(registered) if !same_mailbox(registered, &from.address) => format!(
                 "(This mail came from {}, not from your address here; the answer goes to {registered}.) ",
                 from.address
             ),
