@@ -459,6 +459,65 @@ fn words_without_a_command_go_to_the_opponent() {
     assert_eq!(alice.sheet().game.ply(), 0);
 }
 
+/// A line that tries to be a move without being a `move` line (a slip of
+/// the word, a lone pit, "I play d") is read as the move, and the opponent
+/// never reads it as chat (issue 45); prose that merely names a pit stays
+/// chat, and a lone initial signed under it is neither. Documented in
+/// docs/commands.md.
+#[test]
+fn a_line_that_can_only_mean_a_move_is_played_and_never_relayed() {
+    let referee = Referee::new("implied-move");
+    let mut boards = referee.game_on("wari");
+    for (n, (from, words, pit, chat)) in [
+        (ALICE, "mvoe c\nGood luck!", "c", Some("> Good luck!")),
+        (BOB, "Hm.\n\nd\n", "d", Some("> Hm.")),
+        (ALICE, "I play d.", "d", None),
+        (BOB, "my move: e", "e", None),
+        (ALICE, "mve a", "a", None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let received = if from == ALICE { &boards.0 } else { &boards.1 };
+        let out = referee.reply(from, received, words);
+        boards = (to(&out, ALICE), to(&out, BOB));
+        let opponent = if from == ALICE { &boards.1 } else { &boards.0 };
+        let sheet = opponent.sheet();
+        assert_eq!(sheet.game.ply(), n + 1, "{words:?}:\n{}", opponent.body);
+        let last = sheet.game.sowings().last().unwrap().pit.to_string();
+        assert_eq!(last, pit, "{words:?}:\n{}", opponent.body);
+        let move_line = words.lines().find(|l| l.contains(pit)).unwrap();
+        assert!(
+            !opponent.body.contains(&format!("> {move_line}")),
+            "{words:?} relayed:\n{}",
+            opponent.body
+        );
+        let relayed = opponent.body.contains(" writes:");
+        assert_eq!(relayed, chat.is_some(), "{words:?}:\n{}", opponent.body);
+        assert!(
+            chat.is_none_or(|c| opponent.body.contains(c)),
+            "{}",
+            opponent.body
+        );
+    }
+    // Bob signs with his initial under prose naming a pit: nothing played,
+    // the prose relayed, the initial not (it might have been his move).
+    let out = referee.reply(BOB, &boards.1, "Shall we play a game of kalah next?\n\nB");
+    let alice = to(&out, ALICE);
+    assert_eq!(alice.sheet().game.ply(), 5, "{}", alice.body);
+    assert!(
+        alice.body.contains("> Shall we play a game of kalah next?"),
+        "{}",
+        alice.body
+    );
+    assert!(!alice.body.contains("> B\n"), "{}", alice.body);
+    assert!(
+        says(&to(&out, BOB).body, "no line of yours reads as one"),
+        "{}",
+        to(&out, BOB).body
+    );
+}
+
 #[test]
 fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() {
     let referee = Referee::new("games");

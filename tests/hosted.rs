@@ -2285,13 +2285,14 @@ fn an_offer_made_before_the_same_mails_resignation_is_not_told_as_standing() {
     );
 }
 
-/// A mistyped move is words for the opponent; its writer, whose move it
-/// still is, is told that no line of theirs read as one.
+/// Words that make no move go to the opponent; their writer, whose move
+/// it still is, is told that no line of theirs read as one. (A slip of
+/// the word `move` is read as a move: see tests/commands.rs.)
 #[test]
 fn a_player_to_move_whose_mail_holds_no_move_is_told_none_was_read() {
     let world = World::new("typo-told");
     let (alice, _) = world.game_on();
-    let out = world.deliver(&press_reply(ALICE, &alice, "mvoe d", "ty1@x"));
+    let out = world.deliver(&press_reply(ALICE, &alice, "moving on soon", "ty1@x"));
     let (alices, bobs) = (to(&out, ALICE), to(&out, BOB));
     assert!(
         alices
@@ -2312,7 +2313,7 @@ fn a_player_to_move_whose_mail_holds_no_move_is_told_none_was_read() {
         "{}",
         bobs.subject
     );
-    assert!(bobs.body.contains("> mvoe d"), "{}", bobs.body);
+    assert!(bobs.body.contains("> moving on soon"), "{}", bobs.body);
     assert_eq!(world.the_game().turns.len(), 0, "nothing played");
 }
 
