@@ -518,6 +518,36 @@ fn a_line_that_can_only_mean_a_move_is_played_and_never_relayed() {
     );
 }
 
+/// The answers to `board`, `help` and `preview` say first, in their
+/// subject and first line, whose move it is, as every mail of the game
+/// does (issue 45).
+#[test]
+fn board_help_and_preview_answers_say_whose_move_it_is() {
+    let referee = Referee::new("whose-move");
+    let (alice, bob) = referee.game_on("kalah");
+    let id = alice.sheet().id.unwrap();
+    for question in ["board", "help", "preview c"] {
+        for (from, received, awaited) in [
+            (ALICE, &alice, "your move — "),
+            (BOB, &bob, "Alice to move — "),
+        ] {
+            let out = referee.reply(from, received, question);
+            assert_eq!(out.len(), 1, "{question}: to the asker alone");
+            let answer = &out[0];
+            let first = answer.body.lines().next().unwrap();
+            for (what, said) in [
+                ("subject", &answer.subject),
+                ("first line", &first.to_string()),
+            ] {
+                assert!(
+                    said.starts_with(&format!("Kalah {id}: {awaited}")),
+                    "{question} from {from}: the {what} says {said:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() {
     let referee = Referee::new("games");

@@ -633,8 +633,19 @@ impl Scene<'_> {
 
     /// The board to `side` alone, as they asked, with what `said`.
     fn board_asked(&self, side: Side, said: Option<&str>) -> Decision {
-        let mail = self.board(side, "the board, as you asked.", said);
+        let mail = self.board(side, &self.awaited(side, "the board, as you asked."), said);
         Decision::new(mail, Did::Board)
+    }
+
+    /// An answer's `title` after whose move it is while the game is played
+    /// (`your move — help, as you asked.`): what every mail of the game
+    /// says first, so a subject shows it too.
+    fn awaited(&self, side: Side, title: &str) -> String {
+        let sheet = self.game.sheet();
+        match (self.game.record().standing, sheet.game.to_move()) {
+            (Standing::Playing, Some(_)) => compose::headline(&sheet, title, side),
+            _ => title.to_string(),
+        }
     }
 
     /// Questions alone: one mail to the asker, the game untouched.
@@ -650,7 +661,7 @@ impl Scene<'_> {
             [(title, _)] => title.clone(),
             _ => "your questions answered, in the order asked.".to_string(),
         };
-        let mut body = game_line(&self.game.sheet(), &title);
+        let mut body = game_line(&self.game.sheet(), &self.awaited(side, &title));
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
                 let heading = format!("{}. {}", i + 1, compose::heading(title));
