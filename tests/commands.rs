@@ -548,6 +548,23 @@ fn board_help_and_preview_answers_say_whose_move_it_is() {
     }
 }
 
+/// Under a board whose rows carry the players' names, the captured
+/// totals name them too (issue 45), and a reply quoting it still plays.
+#[test]
+fn the_captured_totals_name_the_players() {
+    let referee = Referee::new("captured-named");
+    let (alice, _) = referee.game_on("wari");
+    assert!(
+        alice
+            .body
+            .contains("\nCaptured: Alice (south) 0, Bob (north) 0\n"),
+        "{}",
+        alice.body
+    );
+    let out = referee.reply(ALICE, &alice, "move c");
+    assert_eq!(to(&out, BOB).sheet().game.ply(), 1);
+}
+
 #[test]
 fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() {
     let referee = Referee::new("games");
