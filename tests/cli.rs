@@ -778,6 +778,20 @@ fn remind_logs_in_words_and_its_nudge_leads_with_when_the_game_is_forfeited() {
     );
 }
 
+/// At `mancala play` a sowing that earns another says so (issue 45):
+/// Waurie's c ends in the endpit, f does not.
+#[test]
+fn play_says_when_a_sowing_earns_a_bonus_sowing() {
+    let out = mancala(&["play", "waurie", "--opponent", "first"], "c\nf\nquit\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("earned a bonus sowing").count(), 1, "{text}");
+    assert!(
+        text.contains("c earned a bonus sowing: you sow again."),
+        "{text}"
+    );
+}
+
 /// What mail takes, the terminal takes: `move c` at `mancala play` sows c,
 /// as `c` does (issue 45), never "'move' is not a pit".
 #[test]
