@@ -565,6 +565,55 @@ fn the_captured_totals_name_the_players() {
     assert_eq!(to(&out, BOB).sheet().game.ply(), 1);
 }
 
+/// Help by mail fits a window of 40 lines in every game and variant, its
+/// first line to its rules in short (the key paragraph under it is every
+/// mail's), and still lists every command (issue 45: 41 in Kalah).
+#[test]
+fn help_by_mail_fits_40_lines_in_every_game() {
+    for game in [
+        "super-wari",
+        "wari",
+        "waurie",
+        "waurie variant first-empty-wins",
+        "waurie variant both-stores",
+        "mankala",
+        "kalah",
+        "kalah variant empty-capture",
+    ] {
+        let referee = Referee::new("help-lines");
+        let (alice, _) = referee.game_on(game);
+        let out = referee.reply(ALICE, &alice, "help");
+        let help = out[0].body.split("\n\nYour key for game").next().unwrap();
+        assert!(
+            help.lines().count() <= 40,
+            "{game}: {} lines:\n{help}",
+            help.lines().count()
+        );
+        for command in [
+            "new GAME",
+            "accept",
+            "decline",
+            "withdraw",
+            "move c",
+            "if e then d",
+            "offer draw",
+            "takeback",
+            "resign",
+            "board 12",
+            "preview",
+            "games",
+            "history",
+            "ratings",
+            "analysis",
+            "help rules GAME",
+            "go to your opponent",
+            "in short",
+        ] {
+            assert!(help.contains(command), "{game}: no {command:?} in\n{help}");
+        }
+    }
+}
+
 #[test]
 fn games_lists_those_awaiting_the_senders_move_first_and_history_the_finished() {
     let referee = Referee::new("games");

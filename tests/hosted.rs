@@ -1246,7 +1246,7 @@ fn help_is_short_and_help_rules_gives_the_whole_text() {
         .deliver(&press_reply(ALICE, &alice, "help", "hp1@x"))
         .remove(0);
     let commands_and_rules = help.body.split("Your key for game").next().unwrap();
-    assert!(commands_and_rules.lines().count() <= 42, "{}", help.body);
+    assert!(commands_and_rules.lines().count() <= 40, "{}", help.body);
     assert!(help.body.contains("Super-Wari in short"), "{}", help.body);
     assert!(help.body.lines().all(|l| l.chars().count() < 78));
     let rules = world

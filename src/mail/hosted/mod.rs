@@ -735,14 +735,12 @@ after every move. Write one command a line, in your own text:
   preview c e-b d       the board after these turns; nothing is played
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first
-  analysis              the game turn by turn, under perfect play
-                        (between players, once the game is over)
+  analysis              the game under perfect play, once it is over
   help / help rules GAME   this text; a game's full rules
   (words with no command go to your opponent)
 
-Several commands in one mail run in order, answered in one reply. Moves
-are pit letters from your own left. Reply to any mail the referee sent
-you about a game: its Reply-To address proves the mail is yours.
+Commands run in order, answered in one reply; pits are letters from
+your own left. Reply to a game's mail: its Reply-To proves it is yours.
 ";
 
 #[cfg(test)]
