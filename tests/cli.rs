@@ -628,9 +628,10 @@ fn mail_reads_its_variables_for_the_flags_not_given() {
 
 /// `mancala remind` from cron: its arguments checked before anything is
 /// done, its log in words with a count of every game it looked at, and a
-/// reminder that says when the game is forfeited.
+/// reminder that says when the game is forfeited, first, so a subject cut
+/// short keeps it (issue 45).
 #[test]
-fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
+fn remind_logs_in_words_and_its_nudge_leads_with_when_the_game_is_forfeited() {
     use mancala::mail::hosted::HostedReferee;
     use mancala::mail::letter::Letter;
     use mancala::mail::Referee;
@@ -754,13 +755,23 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
         std::time::UNIX_EPOCH + std::time::Duration::from_secs(record.last_activity + 21 * 86_400);
     let stamp = mancala::mail::transport::timestamp(deadline);
     let by = format!(
-        "Move by {} at {} UTC, or you forfeit",
+        "{}: move by {} at {} UTC, or you forfeit",
+        record.id,
         &stamp[..10],
         &stamp[11..16]
     );
     // (as read, the lines wrapped where the referee wrapped them)
     let words = squeezed(&nudge.body);
-    assert!(words.contains(&by), "no '{by}' in\n{}", nudge.body);
+    assert!(
+        words.starts_with(&format!("Wari {by}")),
+        "no '{by}' first in\n{}",
+        nudge.body
+    );
+    assert!(
+        nudge.subject.starts_with(&format!("Wari {by}")),
+        "{}",
+        nudge.subject
+    );
     assert!(words.contains("your move for 8 days"), "{}", nudge.body);
 
     let again = remind();
@@ -771,6 +782,20 @@ fn remind_logs_in_words_and_its_nudge_says_when_the_game_is_forfeited() {
             "- remind: 0 reminded, 0 forfeited, 0 with notices resent, 0 left alone, 0 not handled"
         ),
         "{log}"
+    );
+}
+
+/// At `mancala play` a sowing that earns another says so (issue 45):
+/// Waurie's c ends in the endpit, f does not.
+#[test]
+fn play_says_when_a_sowing_earns_a_bonus_sowing() {
+    let out = mancala(&["play", "waurie", "--opponent", "first"], "c\nf\nquit\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("earned a bonus sowing").count(), 1, "{text}");
+    assert!(
+        text.contains("c earned a bonus sowing: you sow again."),
+        "{text}"
     );
 }
 

@@ -823,6 +823,39 @@ fn the_binary_prints_mbox_by_default_and_exits_0() {
     assert!(text.contains("\nContent-Type: text/plain; charset=utf-8\n"));
 }
 
+/// A subject is cut at a word near 90 characters: the result's score
+/// comes before why the game ended (issue 45: a Waurie win by the rule
+/// lost its stores).
+#[test]
+fn a_game_overs_subject_keeps_the_score_before_the_reason() {
+    let setup = ["--position", "0 0 0 0 0 1 / 1 1 0 0 0 0"];
+    let names = ["--south", "Alexandra Montgomery", "--north", "Bob"];
+    let sheet = common::stdout(&common::run(
+        &[&["new", "waurie"], &setup[..], &names].concat(),
+        b"",
+    ));
+    let raw = format!(
+        "From: Alexandra Montgomery <alice@players.example>\nTo: {REFEREE}, Bob <bob@players.example>\n\
+         Subject: our game\nMessage-ID: <w1@players.example>\n\nmove f\n\n{sheet}"
+    );
+    let out = run_mail(&["--from", REFEREE], raw.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let mbox = common::stdout(&out);
+    let subjects: Vec<String> = mbox
+        .split("\nSubject: ")
+        .skip(1)
+        .map(|rest| squeezed(&rest[..rest.find("\nDate:").unwrap()]))
+        .collect();
+    assert_eq!(subjects.len(), 2, "{mbox}");
+    for subject in subjects {
+        assert!(
+            subject.starts_with("Waurie game: game over: Alexandra Montgomery wins, stores 24-22"),
+            "{subject}"
+        );
+        assert!(subject.chars().count() <= 90, "{subject}");
+    }
+}
+
 #[test]
 fn a_reply_that_cannot_be_sent_exits_75() {
     let raw = std::fs::read(repo("tests/mail/fixtures/001-mutt-move-above-quote.eml")).unwrap();

@@ -668,6 +668,41 @@ fn hint_on_a_game_ended_by_repetition_says_the_game_is_over() {
     assert_eq!((&last["after"], &last["exact"]), (&0.into(), &true.into()));
 }
 
+/// Each line of an analysis says `lost N` exactly where its values drop
+/// by N, exact or estimated (issue 45: a drop from +5 to +3 was marked on
+/// one line and not on another). A Waurie game played at random, on a
+/// budget that leaves most turns estimated.
+#[test]
+fn an_analysis_says_lost_wherever_its_values_drop() {
+    use mancala::engine::{Ruleset, SplitMix64};
+    use mancala::sheet::{Players, Sheet};
+    let mut rng = SplitMix64::new(7);
+    let mut sheet = Sheet::new(Ruleset::Waurie.rules(), Players::named("Ann", "Bo"));
+    while !sheet.game.is_over() && sheet.game.ply() < 40 {
+        let legal = sheet.game.legal_moves();
+        let pit = legal.nth(rng.below(legal.len())).unwrap();
+        sheet.game.play(pit).unwrap();
+    }
+    let out = run(
+        &["analyze", "-", "--nodes", "200"],
+        sheet.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(not exact)"), "estimates too:\n{text}");
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let arrow = words.iter().position(|w| *w == "->").unwrap();
+        let value = |w: &str| w.parse::<i32>().unwrap();
+        let drop = value(words[arrow - 1]) - value(words[arrow + 1]);
+        let lost = words
+            .iter()
+            .position(|w| *w == "lost")
+            .map(|at| value(words[at + 1]));
+        assert_eq!(lost, (drop > 0).then_some(drop), "{line}\n{text}");
+    }
+}
+
 #[test]
 fn hint_solve_and_analysis_speak_the_final_margin() {
     // Kalah with 2 stones: exact within the hint's budget. South wins by

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write as _};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use mancala::engine::{Game, Position, Rules, Side, SplitMix64};
+use mancala::engine::{Game, Position, Rules, Side, Sowing, SplitMix64};
 use mancala::opponent::{Choice, Opponent, Reason};
 use mancala::sheet::{Players, Sheet};
 
@@ -103,10 +103,12 @@ pub fn play(
             let choice = opponent
                 .choose(&sheet.game, &mut rng)
                 .ok_or_else(|| Failure::data("the computer has no move"))?;
-            sheet.game.play_unchecked(choice.pit);
+            let sowing = sheet.game.play_unchecked(choice.pit);
             out.push_str(&format!(
-                "{side} plays {}: {}\n\n{sheet}",
-                choice.pit, choice.reason
+                "{side} plays {}: {}\n{}\n{sheet}",
+                choice.pit,
+                choice.reason,
+                sows_again(&sheet.game, &sowing, &format!("{side} sows again"))
             ));
             continue;
         }
@@ -176,12 +178,24 @@ fn sow_typed(sheet: &mut Sheet, human: Side, text: &str, out: &mut String) {
             break;
         }
         match sheet.game.play(pit) {
-            Ok(_) => out.push_str(&format!("\n{sheet}")),
+            Ok(sowing) => out.push_str(&format!(
+                "{}\n{sheet}",
+                sows_again(&sheet.game, &sowing, "you sow again")
+            )),
             Err(e) => {
                 out.push_str(&format!("{e}\n"));
                 break;
             }
         }
+    }
+}
+
+/// A line saying that `sowing` earned its sower another (`again`: "you
+/// sow again"), if it did and the game goes on; else nothing.
+fn sows_again(game: &Game, sowing: &Sowing, again: &str) -> String {
+    match sowing.bonus && !game.is_over() {
+        true => format!("{} earned a bonus sowing: {again}.\n", sowing.pit),
+        false => String::new(),
     }
 }
 

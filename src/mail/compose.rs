@@ -123,7 +123,7 @@ pub fn next_for(sheet: &Sheet, reader: crate::engine::Side) -> Next<'static> {
 }
 
 /// `Alice wins 28-20`, `a draw, 24-24`, `Bob wins (Alice resigned)`,
-/// `Bob wins (no stones left to move, which wins in Waurie), stores 21-25`.
+/// `Bob wins, stores 21-25 (no stones left to move, which wins in Waurie)`.
 pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
     use crate::engine::EndReason;
     match outcome.winner {
@@ -135,12 +135,13 @@ pub fn result_words(sheet: &Sheet, outcome: &crate::engine::Outcome) -> String {
             match outcome.reason {
                 EndReason::Resignation => format!("{name} wins ({loser} resigned)"),
                 EndReason::Forfeit => format!("{name} wins ({loser} ran out of time)"),
-                // Waurie's winner may hold fewer stones: the stores, not a score.
+                // Waurie's winner may hold fewer stones: the stores, not a
+                // score, then why, so a subject cut short keeps the stores.
                 EndReason::CannotMove | EndReason::FirstEmpty => format!(
-                    "{name} wins ({}), stores {}-{}",
-                    outcome.reason.describe(),
+                    "{name} wins, stores {}-{} ({})",
                     outcome.score_of(winner),
-                    outcome.score_of(winner.other())
+                    outcome.score_of(winner.other()),
+                    outcome.reason.describe()
                 ),
                 _ => format!(
                     "{name} wins {}-{}",
@@ -377,7 +378,7 @@ mod tests {
         };
         assert_eq!(
             result_words(&sheet, &outcome(EndReason::CannotMove)),
-            "Bob wins (no stones left to move, which wins in Waurie), stores 21-25"
+            "Bob wins, stores 21-25 (no stones left to move, which wins in Waurie)"
         );
         assert_eq!(
             result_words(&sheet, &outcome(EndReason::RowEmpty)),

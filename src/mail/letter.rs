@@ -90,14 +90,18 @@ impl Letter {
         );
         let subject = reply_subject(&mail.subject);
         let subject_line = subject.strip_prefix("Re: ").unwrap_or(&subject).to_string();
-        let commands = read_commands(own.iter().map(|(_, l)| l.as_str()), &subject_line);
-        let move_lines = own
+        let signed = signature(&own, mail.from.as_ref());
+        let move_lines: Vec<_> = own
             .iter()
+            .filter(|(i, _)| Some(*i) != signed)
             .filter_map(|(i, l)| move_line(l).map(|m| (*i, m)))
             .collect();
+        let commands = read_commands(&own, &move_lines, &subject_line);
         // A subject that only looks like a move is none.
         let subject_move = move_line(&subject_line).and_then(Result::ok);
-        let comment = comment_of(&own, referee);
+        // Neither a move line nor a signature that could be one is relayed.
+        let not_comment = |i: usize| Some(i) == signed || move_lines.iter().any(|(m, _)| *m == i);
+        let comment = comment_of(&own, not_comment, referee);
         let fit =
             |id: &String| id.len() <= MESSAGE_ID_MAX && id.bytes().all(|b| b.is_ascii_graphic());
         let mut references: Vec<String> =
@@ -237,17 +241,44 @@ fn own_lines(text: &str, referee: &Identity) -> Vec<(usize, String)> {
     own
 }
 
+/// The index of the sender's last line when it is a lone letter under
+/// other words that is an initial of theirs (`B` from Bob): a signature,
+/// or a move; which, only they know, so it is neither played nor relayed.
+fn signature(own: &[(usize, String)], from: Option<&Mailbox>) -> Option<usize> {
+    let written: Vec<&(usize, String)> = own.iter().filter(|(_, l)| !l.trim().is_empty()).collect();
+    let [.., _, (at, last)] = written.as_slice() else {
+        return None;
+    };
+    let mut letter = last.trim().trim_end_matches(['.', '!']).chars();
+    let (Some(initial), None) = (letter.next(), letter.next()) else {
+        return None;
+    };
+    let from = from?;
+    let local = from.address.split('@').next().unwrap_or("");
+    let names = from
+        .name
+        .iter()
+        .flat_map(|n| n.split_whitespace())
+        .chain([local]);
+    let initials: Vec<char> = names.filter_map(|w| w.chars().next()).collect();
+    initials
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(&initial))
+        .then_some(*at)
+}
+
 /// The commands of the sender's own lines in the order written (a move
 /// line among them), then the subject's; each once.
-fn read_commands<'a>(
-    lines: impl Iterator<Item = &'a str>,
+fn read_commands(
+    own: &[(usize, String)],
+    move_lines: &[(usize, Result<Vec<Pit>, Refusal>)],
     subject: &str,
 ) -> Result<Vec<Command>, Refusal> {
     let mut found = Vec::new();
-    for line in lines {
-        let command = match move_line(line) {
-            Some(Ok(sowings)) => Some(Command::Move(sowings)),
-            Some(Err(_)) => None, // refused with the move lines
+    for (index, line) in own {
+        let command = match move_lines.iter().find(|(i, _)| i == index) {
+            Some((_, Ok(sowings))) => Some(Command::Move(sowings.clone())),
+            Some((_, Err(_))) => None, // refused with the move lines
             None => command_line(line)?,
         };
         if let Some(command) = command.filter(|c| !found.contains(c)) {
@@ -263,14 +294,19 @@ fn read_commands<'a>(
     Ok(found)
 }
 
-/// The mover's own words, less move and command lines, board lines and
+/// The mover's own words, less move lines (and a signature that may be
+/// one), command lines, board lines and
 /// any line naming a key or the referee's address, each line at most
 /// [`COMMENT_WIDTH`] wide.
-fn comment_of(own: &[(usize, String)], referee: &Identity) -> Vec<String> {
+fn comment_of(
+    own: &[(usize, String)],
+    not_comment: impl Fn(usize) -> bool,
+    referee: &Identity,
+) -> Vec<String> {
     let lines: Vec<&str> = own
         .iter()
+        .filter(|(i, _)| !not_comment(*i))
         .map(|(_, l)| l.trim_end())
-        .filter(|l| move_line(l).is_none())
         .filter(|l| !matches!(command_line(l), Ok(Some(_)) | Err(_)))
         .filter(|l| !looks_like_sheet(l))
         // Only the referee marks a sheet as not the game's.

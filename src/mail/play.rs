@@ -317,9 +317,87 @@ pub fn turn_words(name: &str, sowings: &[Sowing], again: Option<&str>) -> String
     }
 }
 
-/// A move line: `move c`, `Move: c-f`, `MOVE c f`. `None` for prose that
-/// merely starts with the word.
+/// A move line: `move c`, `Move: c-f`, `MOVE c f`; or a line that can only
+/// mean a move (see [`implied_move`]). `None` for prose that merely starts
+/// with the word.
 pub fn move_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
+    keyword_line(line).or_else(|| implied_move(line).map(Ok))
+}
+
+/// The words that may stand before a turn on a line of its own (`I play d`).
+const OPENERS: [&str; 11] = [
+    "play",
+    "i play",
+    "i'll play",
+    "i will play",
+    "sow",
+    "i sow",
+    "i'll sow",
+    "i will sow",
+    "i move",
+    "my move",
+    "my move is",
+];
+
+/// A line that tries to be a move though it lacks the word `move`: a lone
+/// turn in letters (`d`, `c-f`) or a lone digit (`4`), a turn after one of
+/// the [`OPENERS`] (`I play d`, `my move: c-f`), or after a word one typing
+/// slip from `move` (`mvoe c`, `mve c`, `moev c`). Read as the move, so it
+/// is never relayed to the opponent as chat. A lone `2-3` may be a score,
+/// and a turn followed by more words (`play a game`) is prose.
+fn implied_move(line: &str) -> Option<Vec<Pit>> {
+    let line = line
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .replace('\u{2019}', "'")
+        .to_ascii_lowercase();
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(':'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let turn = |words: &[&str]| match sheet::parse_sowings(&words.join(" ")) {
+        Ok(sowings) if !sowings.is_empty() => Some(sowings),
+        _ => None,
+    };
+    if let [word] = words.as_slice() {
+        let lone = word
+            .split('-')
+            .all(|p| matches!(p, "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h"))
+            || (word.len() == 1 && word.as_bytes()[0].is_ascii_digit());
+        return lone.then(|| turn(&words)).flatten();
+    }
+    (1..words.len()).find_map(|at| {
+        let opener = words[..at].join(" ");
+        let opens = OPENERS.contains(&opener.as_str()) || (at == 1 && near_move(words[0]));
+        opens.then(|| turn(&words[at..])).flatten()
+    })
+}
+
+/// Is `word` (lowercase) one letter added, dropped, changed or swapped
+/// with its neighbour away from `move`?
+fn near_move(word: &str) -> bool {
+    const MOVE: &[u8] = b"move";
+    let w = word.as_bytes();
+    let without = |s: &[u8], i: usize| [&s[..i], &s[i + 1..]].concat();
+    match w.len() {
+        4 => {
+            let differ: Vec<usize> = (0..4).filter(|&i| w[i] != MOVE[i]).collect();
+            match differ.as_slice() {
+                [_] => true,
+                [i, j] => *j == i + 1 && w[*i] == MOVE[*j] && w[*j] == MOVE[*i],
+                _ => false,
+            }
+        }
+        5 => (0..5).any(|i| without(w, i) == MOVE),
+        3 => (0..4).any(|i| without(MOVE, i) == w),
+        _ => false,
+    }
+}
+
+/// `move c`, `Move: c-f`, `MOVE c f`: the word `move` and a turn, or
+/// refused when what follows the word cannot be one.
+fn keyword_line(line: &str) -> Option<Result<Vec<Pit>, Refusal>> {
     let trimmed = line.trim();
     let keyword = trimmed.get(..4)?;
     if !keyword.eq_ignore_ascii_case("move") {
@@ -366,6 +444,34 @@ mod tests {
         assert!(move_line("Move fast and break things").is_none());
         assert!(move_line("moved to Paris").is_none());
         assert!(move_line("a move").is_none());
+        // Lines that can only mean a move, though they lack the word.
+        for (line, turn) in [
+            ("mvoe c", "c"),
+            ("Mve: c-f", "c-f"),
+            ("moev d.", "d"),
+            ("d", "d"),
+            ("  C-F ", "c-f"),
+            ("4", "d"),
+            ("I play d", "d"),
+            ("I\u{2019}ll play c-f!", "c-f"),
+            ("play e", "e"),
+            ("My move: e", "e"),
+        ] {
+            assert_eq!(ok(line), turn, "{line}");
+        }
+        // Prose that names a pit, or a score, stays prose.
+        for line in [
+            "play a game",
+            "I play d because it captures",
+            "2-3",
+            "a b c d e f",
+            "love you",
+            "mvoe z",
+            "remove c",
+            "bad",
+        ] {
+            assert!(move_line(line).is_none(), "{line}");
+        }
         assert!(matches!(
             move_line("move: z"),
             Some(Err(Refusal::BadMoveLine { .. }))

@@ -183,17 +183,25 @@ fn game_line(line: &str) -> Option<Result<GameLine, SheetError>> {
     Some(parsed)
 }
 
-/// `Captured: south 3, north 5`.
+/// `Captured: Alice (south) 3, Bob (north) 5`, or `Captured: south 3,
+/// north 5`: each count follows its side's word (the last in brackets, as
+/// the name before it may hold any word).
 fn captured_line(line: &str) -> Option<[u8; 2]> {
     let (key, rest) = line.split_once(':')?;
     if !key.trim().eq_ignore_ascii_case("captured") {
         return None;
     }
+    let words: Vec<String> = rest
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
     let mut captured = [0, 0];
-    for part in rest.split(',') {
-        let mut words = part.split_whitespace();
-        let side: Side = words.next()?.parse().ok()?;
-        captured[side.index()] = words.next()?.parse().ok()?;
+    for side in Side::BOTH {
+        let bracketed = format!("({})", side.as_str());
+        let at = (words.iter().rposition(|w| *w == bracketed))
+            .or_else(|| words.iter().position(|w| w == side.as_str()))?;
+        captured[side.index()] = words.get(at + 1)?.parse().ok()?;
     }
     Some(captured)
 }

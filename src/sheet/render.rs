@@ -288,11 +288,10 @@ impl fmt::Display for Sheet {
             [self.name(Side::South), self.name(Side::North)],
         )?;
         if !rules.stores {
-            writeln!(
+            write_captured(
                 out,
-                "Captured: south {}, north {}",
-                position.store(Side::South),
-                position.store(Side::North)
+                position,
+                [self.name(Side::South), self.name(Side::North)],
             )?;
         }
         writeln!(out)?;
@@ -357,14 +356,30 @@ pub fn describe_position(game: &Game) -> String {
         (None, None) => writeln!(out),
     };
     let _ = write_grid(&mut out, game.position(), ["South", "North"]);
-    let position = game.position();
     if !game.rules().stores {
-        let _ = writeln!(
-            out,
-            "Captured: south {}, north {}",
-            position.store(Side::South),
-            position.store(Side::North)
-        );
+        let _ = write_captured(&mut out, game.position(), ["South", "North"]);
     }
     out
+}
+
+/// The room for each name on the `Captured:` line, so that the line
+/// fits [`SHEET_WIDTH`] with two-digit totals.
+const CAPTURED_NAME: usize = 17;
+
+/// `Captured: Alice (south) 3, Bob (north) 5`: the names the grid's rows
+/// carry, with the side the reader goes by; `south 3` for a player
+/// named by their side.
+fn write_captured(out: &mut impl Write, position: &Position, names: [&str; 2]) -> fmt::Result {
+    let told: Vec<String> = Side::BOTH
+        .iter()
+        .map(|&side| {
+            let name = fitted(names[side.index()], CAPTURED_NAME);
+            let count = position.store(side);
+            match name.eq_ignore_ascii_case(side.as_str()) || name.is_empty() {
+                true => format!("{side} {count}", side = side.as_str()),
+                false => format!("{name} ({}) {count}", side.as_str()),
+            }
+        })
+        .collect();
+    writeln!(out, "Captured: {}", told.join(", "))
 }

@@ -208,6 +208,29 @@ fn a_six_cell_sheet_must_name_its_game() {
     );
 }
 
+/// The line names the players beside their sides; a sheet of earlier
+/// referees, by side alone, reads the same.
+#[test]
+fn the_captured_line_names_the_players_and_reads_as_sides_too() {
+    let mut sheet = Sheet::new(Ruleset::Wari.rules(), Players::named("Ann Lee", "Bo"));
+    sheet
+        .play(&crate::sheet::parse_sowings("c e").unwrap())
+        .unwrap();
+    let text = sheet.to_string();
+    assert!(
+        text.contains("\nCaptured: Ann Lee (south) 0, Bo (north) 0\n"),
+        "{text}"
+    );
+    let by_side = text.replace("Ann Lee (south) 0, Bo (north) 0", "south 0, north 0");
+    for text in [text, by_side] {
+        assert_eq!(Sheet::parse(&text).unwrap().game.ply(), 2, "{text}");
+        let wrong = text
+            .replace("(north) 0", "(north) 2")
+            .replace("north 0", "north 2");
+        assert!(Sheet::parse(&wrong).is_err(), "{wrong}");
+    }
+}
+
 #[test]
 fn the_board_is_checked_against_the_log() {
     // Draw North's b (second cell from the right on the top row) wrong.
@@ -219,7 +242,10 @@ fn the_board_is_checked_against_the_log() {
         refused_edited(Ruleset::SuperWari, "c", &[north_b]),
         "the board does not match the log: North's b shows 9, the log gives 3"
     );
-    let captured = ("Captured: south 0, north 0", "Captured: south 2, north 0");
+    let captured = (
+        "Captured: Yourname (south) 0, Bill (north) 0",
+        "Captured: Yourname (south) 2, Bill (north) 0",
+    );
     assert_eq!(
         refused_edited(Ruleset::SuperWari, "c", &[captured]),
         "the board does not match the log: South's captured total shows 2, the log gives 0"
@@ -494,7 +520,7 @@ fn a_turn_made_on_the_grid_alone_is_read() {
     };
     let (pit, after) = capture;
     let text = drawn_on(&before, &after);
-    assert!(text.contains("Captured: south 0"), "{text}");
+    assert!(text.contains("Captured: Yourname (south) 0"), "{text}");
     let raw = RawSheet::find(&text).unwrap();
     assert_eq!(raw.turns_drawn(&before.game), [vec![pit]]);
 

@@ -15,7 +15,9 @@ pub struct TurnAnalysis {
     pub sowings: Vec<Pit>,
     /// The value of the position before the turn, best play from there.
     pub before: i32,
-    /// The value after the turn (of the turn played).
+    /// The value after the turn (of the turn played); for an estimated
+    /// turn begun with the sowing its search ranked best, that search's
+    /// value of it (the value before).
     pub after: i32,
     /// `before - after`: what the turn gave away (0 for a best turn).
     pub lost: i32,
@@ -96,11 +98,14 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
         // Was the turn begun with a sowing the search before it ranks best?
         let begun_best = (before.moves.iter()).any(|m| m.0 == played[0] && Some(m.1) == best_value);
         // Two estimates, each of its own search, differ by noise: a turn
-        // begun best lost nothing that estimates can show.
-        let lost = match exact || !begun_best {
-            true => before.value - after.0,
-            false => 0,
+        // begun best lost nothing that estimates can show, so it is valued
+        // after as its search valued that sowing (a line's numbers never
+        // show a drop its `lost` does not).
+        let after_value = match exact || !begun_best {
+            true => after.0,
+            false => before.value,
         };
+        let lost = before.value - after_value;
         // A turn begun best that lost (a later sowing of it): naming its
         // first sowing would tell its player nothing.
         let best = best.filter(|_| lost > 0 && !begun_best);
@@ -109,7 +114,7 @@ pub fn analyze(game: &Game, tables: Option<&Tables>, nodes: u64) -> Analysis {
             side,
             sowings: played,
             before: before.value,
-            after: after.0,
+            after: after_value,
             lost,
             // Only known, never guessed from an estimate.
             let_go: before.exact && after.1 && before.value > 0 && after.0 <= 0,

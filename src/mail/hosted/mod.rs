@@ -637,8 +637,19 @@ impl Scene<'_> {
 
     /// The board to `side` alone, as they asked, with what `said`.
     fn board_asked(&self, side: Side, said: Option<&str>) -> Decision {
-        let mail = self.board(side, "the board, as you asked.", said);
+        let mail = self.board(side, &self.awaited(side, "the board, as you asked."), said);
         Decision::new(mail, Did::Board)
+    }
+
+    /// An answer's `title` after whose move it is while the game is played
+    /// (`your move — help, as you asked.`): what every mail of the game
+    /// says first, so a subject shows it too.
+    fn awaited(&self, side: Side, title: &str) -> String {
+        let sheet = self.game.sheet();
+        match (self.game.record().standing, sheet.game.to_move()) {
+            (Standing::Playing, Some(_)) => compose::headline(&sheet, title, side),
+            _ => title.to_string(),
+        }
     }
 
     /// Questions alone: one mail to the asker, the game untouched.
@@ -654,7 +665,7 @@ impl Scene<'_> {
             [(title, _)] => title.clone(),
             _ => "your questions answered, in the order asked.".to_string(),
         };
-        let mut body = game_line(&self.game.sheet(), &title);
+        let mut body = game_line(&self.game.sheet(), &self.awaited(side, &title));
         for (i, (title, text)) in answers.iter().enumerate() {
             if answers.len() > 1 {
                 let heading = format!("{}. {}", i + 1, compose::heading(title));
@@ -728,14 +739,12 @@ after every move. Write one command a line, in your own text:
   preview c e-b d       the board after these turns; nothing is played
   games / history       your games under way, with keys; your results
   ratings [GAME]        the players' ratings, best first
-  analysis              the game turn by turn, under perfect play
-                        (between players, once the game is over)
+  analysis              the game under perfect play, once it is over
   help / help rules GAME   this text; a game's full rules
   (words with no command go to your opponent)
 
-Several commands in one mail run in order, answered in one reply. Moves
-are pit letters from your own left. Reply to any mail the referee sent
-you about a game: its Reply-To address proves the mail is yours.
+Commands run in order, answered in one reply; pits are letters from
+your own left. Reply to a game's mail: its Reply-To proves it is yours.
 ";
 
 #[cfg(test)]

@@ -167,10 +167,11 @@ impl HostedReferee {
             (what, scene.both(|_| news.clone(), None))
         } else if idle >= nudge && reminded.is_none() {
             scene.game.reminded(now);
+            // The deadline first: a subject cut short still shows it.
             let news = format!(
-                "a reminder: it has been your move for {}. Move by {}, or you forfeit the game.",
-                span(idle),
-                when(deadline)
+                "move by {}, or you forfeit the game (a reminder: it has been your move for {}).",
+                when(deadline),
+                span(idle)
             );
             let what = Reminder::Nudged {
                 game: id.to_string(),
