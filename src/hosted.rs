@@ -4,11 +4,15 @@
 //! the mail layer puts them into words. The sheet mails show is drawn
 //! from it, never written back.
 
-use crate::engine::{Game, Pit, PlayError, PlayedSowing, Side, Sowing, SplitMix64, TurnError};
+use crate::engine::{
+    Game, Pit, PlayError, PlayedSowing, Position, RulesError, SetUpError, Side, Sowing, SplitMix64,
+    TurnError,
+};
 use crate::opponent::{Opponent, Reason};
 use crate::sheet::{Player, Players, Sheet};
-use crate::store::{Concession, Conditional, GameRecord, Ledgered, OfferKind, ReplayError};
+use crate::store::{Conceded, Concession, Conditional, GameRecord, Ledgered, OfferKind};
 use crate::store::{Offer, Standing, Store, StoreError};
+use crate::store::{SetUpRecord, Turn};
 
 /// The most conditional moves a player keeps: one for each of the
 /// opponent's likely replies, and the game file stays small.
@@ -707,6 +711,152 @@ pub fn summary(record: &GameRecord, game: &Game) -> String {
             },
             (None, None) => "over".to_string(),
         },
+    }
+}
+
+// The stored record's rules: its turns replayed, its ends and seats.
+
+/// A record whose turns the rules refuse: the file was edited or damaged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Rules(#[from] RulesError),
+    #[error("the set-up position: {0}")]
+    SetUp(#[from] SetUpError),
+    #[error("turn {turn}: {error}")]
+    Turn { turn: usize, error: PlayError },
+    #[error("turn {turn} is {side}'s, but it was not their move")]
+    WrongSide { turn: usize, side: Side },
+}
+
+impl SetUpRecord {
+    /// The set-up of a game that did not start from the usual start.
+    pub fn of(game: &Game) -> Option<SetUpRecord> {
+        let start = game.start();
+        (!start.is_start()).then(|| SetUpRecord {
+            south: start.pits(Side::South).to_vec(),
+            north: start.pits(Side::North).to_vec(),
+            stores: [start.store(Side::South), start.store(Side::North)],
+        })
+    }
+}
+
+impl GameRecord {
+    /// The game, replayed from its turns, with any concession applied.
+    ///
+    /// # Errors
+    /// When the turns are not a legal game of the record's rules.
+    pub fn game(&self) -> Result<Game, ReplayError> {
+        let rules = self
+            .ruleset
+            .configure(Some(self.stones), self.variant.as_deref())?;
+        let mut game = match &self.setup {
+            Some(s) => Game::from_position(Position::set_up(
+                rules,
+                &s.south,
+                &s.north,
+                Some(s.stores),
+                self.first,
+            )?),
+            None => Game::new(rules, self.first),
+        };
+        for (i, turn) in self.turns.iter().enumerate() {
+            for &pit in &turn.sowings {
+                if game.to_move() != Some(turn.side) {
+                    return Err(ReplayError::WrongSide {
+                        turn: i + 1,
+                        side: turn.side,
+                    });
+                }
+                game.play(pit)
+                    .map_err(|error| ReplayError::Turn { turn: i + 1, error })?;
+            }
+        }
+        if let Some(conceded) = &self.conceded {
+            match conceded.reason {
+                Concession::Resignation => game.resign(conceded.side),
+                Concession::Forfeit => game.forfeit(conceded.side),
+                Concession::Draw => game.agree_draw(),
+            }
+        }
+        Ok(game)
+    }
+
+    /// Records the turns of `game` beyond those already stored (and a
+    /// turn grown by bonus sowings).
+    pub fn set_turns(&mut self, game: &Game, now: u64) {
+        // Each turn compared where it stands, a new list made only for a
+        // turn that changed: a long game's every move would otherwise
+        // rebuild all of its turns.
+        for (i, sowings) in game.turns().enumerate() {
+            let pits = sowings.iter().map(|s| s.pit);
+            match self.turns.get_mut(i) {
+                Some(turn) if turn.sowings.iter().copied().eq(pits.clone()) => continue,
+                Some(turn) => turn.sowings = pits.collect(),
+                None => self.turns.push(Turn {
+                    side: sowings[0].side,
+                    sowings: pits.collect(),
+                    time: now,
+                }),
+            }
+            self.last_activity = now;
+            self.reminded = None;
+            self.board_event = self.next_event();
+        }
+    }
+
+    /// The number the next event will have.
+    pub fn next_event(&self) -> u32 {
+        self.events + 1
+    }
+
+    /// When the game ended by a player's word or clock, else when its last
+    /// turn was played (for a game that is over).
+    pub fn ended(&self) -> Option<u64> {
+        self.conceded
+            .as_ref()
+            .map(|c| c.time)
+            .or_else(|| self.turns.last().map(|t| t.time))
+    }
+
+    /// `side` gave up or ran out of time.
+    pub fn concede(&mut self, side: Side, reason: Concession, now: u64) {
+        self.conceded = Some(Conceded {
+            side,
+            reason,
+            time: now,
+        });
+        self.last_activity = now;
+    }
+
+    /// The side whose registered mailbox `address` reaches, if either.
+    pub fn side_of(&self, address: &str) -> Option<Side> {
+        Side::BOTH.into_iter().find(|&side| {
+            self.player(side)
+                .address
+                .as_deref()
+                .is_some_and(|a| crate::address::same_mailbox(a, address))
+        })
+    }
+
+    /// Both players have agreed to play.
+    pub fn is_playing(&self) -> bool {
+        self.standing == Standing::Playing
+    }
+
+    /// The invitation awaits its answer.
+    pub fn is_invited(&self) -> bool {
+        matches!(self.standing, Standing::Invited { .. })
+    }
+
+    /// Has `side` shown its key in this game (the invitee by answering the
+    /// invitation, the inviter by any keyed mail)?
+    pub fn confirmed(&self, side: Side) -> bool {
+        if side == self.inviter {
+            self.inviter_confirmed
+        } else {
+            self.standing != (Standing::Invited { invitee: side })
+        }
     }
 }
 

@@ -76,9 +76,6 @@ impl<'s, R: Ledgered> Transaction<'s, R> {
 
     /// Was `mail` handled before? (What it owes and did not go is sent
     /// once the transaction ends, as every mail's.)
-    ///
-    /// # Errors
-    /// The store's.
     pub fn handled_before(&self, mail: &MailKey, report: &mut Report) -> Result<bool, StoreError> {
         if !self.store.has_handled(&self.record.scope(), mail)? {
             return Ok(false);
@@ -114,9 +111,6 @@ impl<'s, R: Ledgered> Transaction<'s, R> {
 
     /// Saves a change that answers no mail of its own (a sender's count,
     /// beside a game's decision).
-    ///
-    /// # Errors
-    /// The store's.
     pub fn save(&self) -> Result<(), StoreError> {
         self.record.save(self.store)
     }

@@ -108,9 +108,6 @@ impl Store {
 
     /// Writes the game: its row, its seats, and its turns from the first
     /// that changed; a game newly ended is counted in the ratings.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn save_game(&self, record: &GameRecord) -> Result<(), StoreError> {
         let game = record.game().ok();
         let id = record.id.as_str();
@@ -193,9 +190,6 @@ impl Store {
     }
 
     /// Does the store hold no game yet?
-    ///
-    /// # Errors
-    /// The store's.
     pub fn is_empty(&self) -> Result<bool, StoreError> {
         let rows: Vec<(String,)> = self.query("SELECT id FROM games LIMIT 1", params![])?;
         Ok(rows.is_empty())
@@ -203,9 +197,6 @@ impl Store {
 
     /// The games with a player at `address`'s mailbox (any spelling of
     /// it), oldest first, and those that could not be read.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn games_of(&self, address: &str) -> Result<Listing, StoreError> {
         let mailbox = mailbox_key(address);
         Ok(self.games_where(
@@ -216,9 +207,6 @@ impl Store {
 
     /// The games invited, or playing and not over, newest first: at most
     /// `most` of them (every one when `None`), and how many there are.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn under_way(&self, most: Option<usize>) -> Result<(Listing, usize), StoreError> {
         let total: Vec<(u64,)> =
             self.query("SELECT COUNT(*) FROM games WHERE under_way = 1", params![])?;
@@ -234,9 +222,6 @@ impl Store {
     /// The games `remind` must look at by `now`: those owing replies, those
     /// whose player to move has not been nudged and was idle `nudge`
     /// seconds, those nudged and idle `forfeit` seconds.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn due(&self, now: u64, nudge: u64, forfeit: u64) -> Result<Due, StoreError> {
         // Two lookups, each by its index: idle games, and replies owed.
         let mut rows: Vec<(String,)> = self.query(
@@ -260,9 +245,6 @@ impl Store {
     }
 
     /// The keyless address with this digest (a fresh record if new).
-    ///
-    /// # Errors
-    /// The store's.
     pub fn load_sender(&self, digest: &str) -> Result<SenderRecord, StoreError> {
         let rows: Vec<(u32, String)> = self.query(
             "SELECT events, answered FROM senders WHERE digest = $1",
@@ -279,8 +261,6 @@ impl Store {
         Ok(record)
     }
 
-    /// # Errors
-    /// The store's.
     pub fn save_sender(&self, record: &SenderRecord) -> Result<(), StoreError> {
         let answered: Vec<String> = record.answered.iter().map(u64::to_string).collect();
         self.execute(
@@ -297,9 +277,6 @@ impl Store {
     }
 
     /// Was `mail` handled before in `scope` (a game, a sender)?
-    ///
-    /// # Errors
-    /// The store's.
     pub fn has_handled(&self, scope: &str, mail: &MailKey) -> Result<bool, StoreError> {
         let rows: Vec<(u32,)> = self.query(
             "SELECT event FROM handled WHERE scope = $1 AND (mail = $2 OR mail = $3)",
@@ -311,9 +288,6 @@ impl Store {
     /// Notes `mail` as handled by `record`'s next event, which owes
     /// `replies` (each marked with the event), and saves the record: one
     /// decision, in the transaction under way.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn commit_event<R: Ledgered>(
         &self,
         record: &mut R,
@@ -384,9 +358,6 @@ impl Store {
 
     /// The replies owed and not yet sent: those `mail` caused, those of
     /// `scope`, or all.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn owed(&self, which: Owed) -> Result<Vec<Outgoing>, StoreError> {
         const COLUMNS: &str = "message_id, event, to_name, to_address, reply_to, subject, body, \
                                in_reply_to, refs, html";
@@ -425,9 +396,6 @@ impl Store {
 
     /// Notes how sending `message_id` went: a sent or refused reply is
     /// kept as a record of what went, without its text.
-    ///
-    /// # Errors
-    /// The store's.
     pub(super) fn settle(&self, message_id: &str, delivery: &Delivery) -> Result<(), StoreError> {
         let (state, why) = match delivery {
             Delivery::Pending => return Ok(()),

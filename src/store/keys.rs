@@ -79,7 +79,7 @@ impl Secrets {
 }
 
 /// Lower-case hex, two digits a byte.
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -31,7 +31,7 @@ pub use keys::{fresh_secret, Secrets};
 pub use outbox::{Delivery, Mailbox, Outgoing};
 pub use record::{
     Conceded, Concession, Conditional, GameId, GameRecord, Ledgered, MailKey, Offer, OfferKind,
-    PlayerRecord, ReplayError, SenderRecord, SetUpRecord, Standing, Turn,
+    PlayerRecord, SenderRecord, SetUpRecord, Standing, Turn,
 };
 
 /// What can go wrong with the store, and whether waiting helps.
@@ -281,9 +281,6 @@ impl Store {
     /// SQLite, whose lock is the whole store's, the row is claimed for
     /// this process instead (`sending:PID`), so others go on meanwhile; a
     /// claim whose process is gone (killed mid-send) is owed again.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn sending(
         &self,
         message_id: &str,

@@ -161,9 +161,6 @@ impl Store {
 
     /// Every rated player's rows in `ruleset` (or every ruleset), best
     /// first (`mancala ratings --all`).
-    ///
-    /// # Errors
-    /// The store's.
     pub fn ratings(&self, ruleset: Option<Ruleset>) -> Result<Vec<Rating>, StoreError> {
         let order = "ORDER BY ruleset, rating DESC, mailbox";
         match ruleset {
@@ -177,9 +174,6 @@ impl Store {
     /// The best `most` of `ruleset` (or of each ruleset), and every row of
     /// `asker`'s mailbox, with `after` (a game a mail's acts have just
     /// ended) counted first, in the transaction under way.
-    ///
-    /// # Errors
-    /// The store's.
     pub fn leaders(
         &self,
         ruleset: Option<Ruleset>,
