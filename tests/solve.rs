@@ -255,8 +255,9 @@ fn a_variant_is_solved_with_its_own_tables_never_the_games() {
         v
     };
     // The plain game's tables are there, and are not used for the variant:
-    // the very same search, position for position.
-    assert_eq!(solve(tables), alone);
+    // the same answer as with none (the positions counted vary with how the
+    // first moves are shared out among the cores), and the log says why.
+    assert_eq!(value(&solve(tables)), value(&alone));
     let out = run(&["solve", "-", "--json", "--tables", tables], &sheet.stdout);
     assert!(
         stderr(&out).contains("no endgame tables for waurie-both-stores"),
