@@ -66,6 +66,11 @@ pub trait Db {
             (Kind::Postgres, _) => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
         }
     }
+    /// Makes the last commit durable: a no-op where the commit itself
+    /// waited for the disk (PostgreSQL).
+    fn sync(&mut self) -> Result<(), DbError> {
+        Ok(())
+    }
     /// Copies the whole database, consistent, into a new SQLite file at
     /// `to` while others write (SQLite only: PostgreSQL has `pg_dump`).
     fn backup(&mut self, to: &Path) -> Result<(), DbError>;
@@ -98,7 +103,7 @@ mod lite {
 
     use super::{Db, DbError, DbErrorKind, Kind, Row, Value};
 
-    pub struct Lite(Connection);
+    pub struct Lite(Connection, std::path::PathBuf);
 
     /// A parameter as SQLite takes it (a flag as 0 or 1).
     struct P<'a>(&'a Value);
@@ -191,18 +196,19 @@ mod lite {
         // again, two fsyncs each, by every process.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(error)?;
-        // WAL: readers beside the writer; FULL: a commit is on the disk
-        // before a reply it owes is sent. Turning a new file to WAL while
+        // WAL: readers beside the writer. NORMAL: a commit does not sync
+        // under the write lock; `sync` does, after it, before any reply
+        // the commit owes is sent (so referees' syncs overlap). Turning a new file to WAL while
         // another referee opens it may be refused at once, not waited for:
         // tried again for a while.
         let mut tries = 0;
         loop {
-            match conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;") {
+            match conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 100;") {
                 Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && tries < 200 => {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                done => return done.map(|()| Lite(conn)).map_err(error),
+                done => return done.map(|()| Lite(conn, path.into())).map_err(error),
             }
         }
     }
@@ -250,6 +256,24 @@ mod lite {
                 out.push(values.collect::<Result<Row, _>>().map_err(error)?);
             }
             Ok(out)
+        }
+
+        /// The write-ahead log, and the folder that names it, synced: a
+        /// commit's frames are in it (or, once checkpointed, synced into
+        /// the file) whatever others wrote since.
+        fn sync(&mut self) -> Result<(), DbError> {
+            let failed = |e: std::io::Error| DbError {
+                message: format!("{}: syncing: {e}", self.1.display()),
+                kind: DbErrorKind::Transient,
+            };
+            let wal = format!("{}-wal", self.1.display());
+            std::fs::File::open(wal)
+                .and_then(|f| f.sync_data())
+                .map_err(failed)?;
+            let folder = self.1.parent().filter(|p| !p.as_os_str().is_empty());
+            std::fs::File::open(folder.unwrap_or(Path::new(".")))
+                .and_then(|f| f.sync_all())
+                .map_err(failed)
         }
 
         fn backup(&mut self, to: &Path) -> Result<(), DbError> {

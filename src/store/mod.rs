@@ -255,7 +255,10 @@ impl Store {
             };
             let conflict = self.last_was_conflict(&ended);
             match (decided, ended) {
-                (Ok(value), Ok(())) => return Ok(value),
+                (Ok(value), Ok(())) => {
+                    self.db.borrow_mut().sync().map_err(self.fail())?;
+                    return Ok(value);
+                }
                 (_, Err(_)) | (Err(_), _) if conflict && tries < CONFLICT_TRIES => {
                     // Another referee changed what this one read: decide again.
                     std::thread::sleep(std::time::Duration::from_millis(u64::from(tries - 1) * 3));
@@ -299,11 +302,7 @@ impl Store {
             let ended = self.db.borrow_mut().batch(end);
             return done.and(ended.map_err(self.fail()));
         }
-        // (Claims and marks need not be durable: lost, a reply goes again.)
-        self.db
-            .borrow_mut()
-            .batch("PRAGMA synchronous = NORMAL")
-            .map_err(self.fail())?;
+        // (Claims and marks are not synced: lost, a reply goes again.)
         let done = self.claimed(message_id).and_then(|mine| match mine {
             Some(mine) => match send() {
                 Some(delivery) => self.settle(message_id, &delivery),
@@ -316,8 +315,7 @@ impl Store {
             },
             None => Ok(()),
         });
-        let durable = self.db.borrow_mut().batch("PRAGMA synchronous = FULL");
-        done.and(durable.map_err(self.fail()))
+        done
     }
 
     /// The state a reply owed is written in: on SQLite already claimed for
