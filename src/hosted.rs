@@ -650,6 +650,7 @@ impl HostedGame {
 }
 
 impl Ledgered for HostedGame {
+    const MAILS_KEPT: Option<u32> = GameRecord::MAILS_KEPT;
     fn scope(&self) -> String {
         self.record.scope()
     }

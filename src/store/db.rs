@@ -59,13 +59,7 @@ pub trait Db {
     /// write, refused at once (a conflict) if another wrote since this one
     /// began to read; on a later try the write lock is taken up front, a
     /// busy store waited for, so a decision made again cannot lose again.
-    fn begin(&mut self, first_try: bool) -> Result<(), DbError> {
-        match (self.kind(), first_try) {
-            (Kind::Sqlite, true) => self.batch("BEGIN DEFERRED"),
-            (Kind::Sqlite, false) => self.batch("BEGIN IMMEDIATE"),
-            (Kind::Postgres, _) => self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE"),
-        }
-    }
+    fn begin(&mut self, first_try: bool) -> Result<(), DbError>;
     /// Makes the last commit durable: a no-op where the commit itself
     /// waited for the disk (PostgreSQL).
     fn sync(&mut self) -> Result<(), DbError> {
@@ -103,7 +97,9 @@ mod lite {
 
     use super::{Db, DbError, DbErrorKind, Kind, Row, Value};
 
-    pub struct Lite(Connection, std::path::PathBuf);
+    /// A connection, the database's path, and whether its log was there
+    /// when the transaction under way began.
+    pub struct Lite(Connection, std::path::PathBuf, bool);
 
     /// A parameter as SQLite takes it (a flag as 0 or 1).
     struct P<'a>(&'a Value);
@@ -208,7 +204,7 @@ mod lite {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                done => return done.map(|()| Lite(conn, path.into())).map_err(error),
+                done => return done.map(|()| Lite(conn, path.into(), true)).map_err(error),
             }
         }
     }
@@ -224,6 +220,12 @@ mod lite {
             ValueRef::Integer(i) => i.into(),
             ValueRef::Real(r) => r.into(),
             ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into(),
+        }
+    }
+
+    impl Lite {
+        fn wal(&self) -> String {
+            format!("{}-wal", self.1.display())
         }
     }
 
@@ -258,18 +260,26 @@ mod lite {
             Ok(out)
         }
 
-        /// The write-ahead log, and the folder that names it, synced: a
-        /// commit's frames are in it (or, once checkpointed, synced into
-        /// the file) whatever others wrote since.
+        fn begin(&mut self, first_try: bool) -> Result<(), DbError> {
+            self.2 = Path::new(&self.wal()).exists();
+            let how = if first_try { "DEFERRED" } else { "IMMEDIATE" };
+            self.batch(&format!("BEGIN {how}"))
+        }
+
+        /// The write-ahead log synced (a commit's frames are in it, or,
+        /// once checkpointed, synced into the file, whatever others wrote
+        /// since), and the folder that names it if it was made meanwhile.
         fn sync(&mut self) -> Result<(), DbError> {
             let failed = |e: std::io::Error| DbError {
                 message: format!("{}: syncing: {e}", self.1.display()),
                 kind: DbErrorKind::Transient,
             };
-            let wal = format!("{}-wal", self.1.display());
-            std::fs::File::open(wal)
+            std::fs::File::open(self.wal())
                 .and_then(|f| f.sync_data())
                 .map_err(failed)?;
+            if self.2 {
+                return Ok(());
+            }
             let folder = self.1.parent().filter(|p| !p.as_os_str().is_empty());
             std::fs::File::open(folder.unwrap_or(Path::new(".")))
                 .and_then(|f| f.sync_all())
@@ -387,6 +397,10 @@ mod pg {
     impl Db for Pg {
         fn kind(&self) -> Kind {
             Kind::Postgres
+        }
+
+        fn begin(&mut self, _first_try: bool) -> Result<(), DbError> {
+            self.batch("BEGIN ISOLATION LEVEL SERIALIZABLE")
         }
 
         fn batch(&mut self, sql: &str) -> Result<(), DbError> {

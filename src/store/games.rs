@@ -137,7 +137,8 @@ impl Store {
             self.execute(
                 "INSERT INTO seats (game, side, name, address, mailbox) VALUES ($1, $2, $3, $4, $5)
                  ON CONFLICT (game, side) DO UPDATE SET name = excluded.name,
-                  address = excluded.address, mailbox = excluded.mailbox",
+                  address = excluded.address, mailbox = excluded.mailbox
+                 WHERE (seats.name, seats.address) IS DISTINCT FROM (excluded.name, excluded.address)",
                 params![
                     id,
                     side.as_str(),
@@ -303,10 +304,7 @@ impl Store {
             "INSERT INTO handled (scope, mail, event, time) VALUES ($1, $2, $3, $4)",
             params![scope.as_str(), mail.0.as_str(), event, now],
         )?;
-        if let Some(forget) = event
-            .checked_sub(SENDER_MAILS_KEPT)
-            .filter(|_| scope.starts_with('s'))
-        {
+        if let Some(forget) = R::MAILS_KEPT.and_then(|kept| event.checked_sub(kept)) {
             // A sender's last mails only: forged mail must not grow the store.
             self.execute(
                 "DELETE FROM handled WHERE scope = $1 AND event <= $2",
@@ -447,10 +445,6 @@ pub enum Owed<'a> {
     /// Those of a game or sender.
     Of(&'a str),
 }
-
-/// The mails a keyless sender's record remembers: enough for any
-/// re-delivery, and a flood of forged mail does not grow the store.
-const SENDER_MAILS_KEPT: u32 = 500;
 
 /// The games of a store, and those that are not readable games.
 #[derive(Debug, Default)]

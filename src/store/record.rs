@@ -306,6 +306,8 @@ impl SenderRecord {
 /// A record that mails are handled for, each once: a game, or a keyless
 /// sender. Its mails are filed under its scope, each with the event it made.
 pub trait Ledgered {
+    /// How many of its last mails it remembers, if not all.
+    const MAILS_KEPT: Option<u32>;
     /// What its mails are filed under: a game's id, or `s` and a sender's digest.
     fn scope(&self) -> String;
     /// The events made so far.
@@ -316,6 +318,8 @@ pub trait Ledgered {
 }
 
 impl Ledgered for GameRecord {
+    /// Every one, for the game's whole life.
+    const MAILS_KEPT: Option<u32> = None;
     fn scope(&self) -> String {
         self.id.to_string()
     }
@@ -331,6 +335,10 @@ impl Ledgered for GameRecord {
 }
 
 impl Ledgered for SenderRecord {
+    /// Enough for any re-delivery, and a flood of forged mail does not
+    /// grow the store. (A game's id may begin with `s` too: before, the
+    /// scope's first letter decided, and such a game forgot its mails.)
+    const MAILS_KEPT: Option<u32> = Some(500);
     fn scope(&self) -> String {
         format!("s{}", self.digest)
     }
