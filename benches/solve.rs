@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use mancala::engine::{Game, Position, Ruleset, Side, SplitMix64};
+use mancala::engine::{Game, Pit, Position, Ruleset, Side, SplitMix64};
 use mancala::opponent::Opponent;
 use mancala::solve::{Solver, Tables};
 
@@ -189,7 +189,8 @@ const IRVING: [(u8, usize, i32, u64, f64); 5] = [
 /// (`MANCALA_VARIANT=empty-capture` for that rule), on the tables in
 /// `MANCALA_TABLES` with a memo of `MANCALA_MEMORY` MB (default 64),
 /// each root null-window search reported as it ends; iterative deepening
-/// first unless `MANCALA_DEEPENING=0`.
+/// first unless `MANCALA_DEEPENING=0`; `MANCALA_MOVE=PIT` for one first
+/// move's value instead (for South, as the start's).
 fn kalah_value(stones: u8) {
     let variant = std::env::var("MANCALA_VARIANT").ok();
     let rules = Ruleset::Kalah.with_stones(stones).expect("1 to 6 stones");
@@ -223,7 +224,23 @@ fn kalah_value(stones: u8) {
     };
     let mut solver = solver.traced(|step| println!("{step}"));
     let started = Instant::now();
-    let value = solver.value(&Position::start(rules, Side::South));
+    let start = Position::start(rules, Side::South);
+    // MANCALA_MOVE=a: the value of that first move alone, for South (the
+    // position after it valued, for its mover).
+    let value = match std::env::var("MANCALA_MOVE") {
+        Ok(pit) => {
+            let pit: Pit = pit.parse().expect("a pit's letter");
+            let mut child = start;
+            child.play(pit).expect("a legal first move");
+            let sign = if child.to_move() == Side::South {
+                1
+            } else {
+                -1
+            };
+            solver.value(&child).map(|v| sign * v)
+        }
+        Err(_) => solver.value(&start),
+    };
     println!(
         "the value {value:?}: {} positions in {:.1} s",
         solver.nodes,
