@@ -10,6 +10,9 @@
 //! mover (the value less the homes' constant, as in the tables), the best
 //! first sowing found, and the work it took. An all-zero entry is empty:
 //! its key, no stones in any pit, is a finished game, never stored.
+//! Iterative deepening's entries (bounds of a depth-limited search, its
+//! depth where the work goes, flagged by the work byte's top bit) give the
+//! exact search their best move only.
 
 use std::collections::TryReserveError;
 
