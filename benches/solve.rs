@@ -10,13 +10,21 @@
 
 use std::time::Instant;
 
-use mancala::engine::{Game, Position, Ruleset, Side, SplitMix64};
+use mancala::engine::{Game, Pit, Position, Ruleset, Side, SplitMix64};
 use mancala::opponent::Opponent;
 use mancala::solve::{Solver, Tables};
 
 const TABLE_STONES: usize = 12;
 
 fn main() {
+    // One start's value alone, for boards/solutions (the CLI's `solve`
+    // values every first move): `MANCALA_VALUE=STONES`.
+    if let Some(stones) = std::env::var("MANCALA_VALUE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return kalah_value(stones);
+    }
     kalah_against_irving();
     for (ruleset, stones) in [(Ruleset::Wari, 10), (Ruleset::SuperWari, 7)] {
         capture_tables(ruleset, stones);
@@ -169,15 +177,80 @@ fn count_exact(tables: &Tables, rules: &mancala::engine::Rules, stones: usize) -
 /// endgame database to D stones, on this machine: (N, D, the value, nodes
 /// searched, seconds of CPU, reading the database included).
 /// docs/perfect-play.md has the commands.
-const IRVING: [(u8, usize, i32, u64, f64); 4] = [
+const IRVING: [(u8, usize, i32, u64, f64); 5] = [
+    (4, 13, 10, 86_158_284, 25.21),
     (3, 18, 2, 66_310, 0.03),
     (4, 18, 10, 25_255_479, 9.19),
     (3, 23, 2, 6_518, 0.0),
     (4, 23, 10, 4_831_548, 1.79),
 ];
 
+/// The value alone of Kalah (6,`stones`) from the start
+/// (`MANCALA_VARIANT=empty-capture` for that rule), on the tables in
+/// `MANCALA_TABLES` with a memo of `MANCALA_MEMORY` MB (default 64),
+/// each root null-window search reported as it ends; iterative deepening
+/// first unless `MANCALA_DEEPENING=0`; `MANCALA_MOVE=PIT` for one first
+/// move's value instead (for South, as the start's).
+fn kalah_value(stones: u8) {
+    let variant = std::env::var("MANCALA_VARIANT").ok();
+    let rules = Ruleset::Kalah.with_stones(stones).expect("1 to 6 stones");
+    let rules = match &variant {
+        Some(v) => rules.with_variant(v).expect("a variant of Kalah"),
+        None => rules,
+    };
+    let name = match &variant {
+        Some(v) => format!("kalah-{v}.tables"),
+        None => "kalah.tables".to_string(),
+    };
+    let dir = std::env::var_os("MANCALA_TABLES").expect("MANCALA_TABLES=DIR");
+    let started = Instant::now();
+    let mut file = std::fs::File::open(std::path::Path::new(&dir).join(name)).expect("tables");
+    let tables = Tables::read(&rules, &mut file).expect("tables for these rules");
+    let megabytes = std::env::var("MANCALA_MEMORY")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(64);
+    println!(
+        "kalah (6,{stones}) {}: tables to {} stones in pits, read in {:.1} s; a memo of {megabytes} MB",
+        variant.as_deref().unwrap_or("standard"),
+        tables.max_stones(),
+        started.elapsed().as_secs_f64()
+    );
+    let solver = Solver::with_memory(Some(&tables), u64::MAX, megabytes).expect("memory");
+    // Iterative deepening first unless MANCALA_DEEPENING=0.
+    let solver = match std::env::var("MANCALA_DEEPENING").as_deref() {
+        Ok("0") => solver,
+        _ => solver.deepening(),
+    };
+    let mut solver = solver.traced(|step| println!("{step}"));
+    let started = Instant::now();
+    let start = Position::start(rules, Side::South);
+    // MANCALA_MOVE=a: the value of that first move alone, for South (the
+    // position after it valued, for its mover).
+    let value = match std::env::var("MANCALA_MOVE") {
+        Ok(pit) => {
+            let pit: Pit = pit.parse().expect("a pit's letter");
+            let mut child = start;
+            child.play(pit).expect("a legal first move");
+            let sign = if child.to_move() == Side::South {
+                1
+            } else {
+                -1
+            };
+            solver.value(&child).map(|v| sign * v)
+        }
+        Err(_) => solver.value(&start),
+    };
+    println!(
+        "the value {value:?}: {} positions in {:.1} s",
+        solver.nodes,
+        started.elapsed().as_secs_f64()
+    );
+}
+
 /// Kalah (6,3) and (6,4) under empty-capture: the start's value alone
-/// ([`Solver::value`]), with a 64 MB memo, beside Irving's counts.
+/// ([`Solver::value`]), with a 64 MB memo, without and with iterative
+/// deepening first, beside Irving's counts.
 fn kalah_against_irving() {
     let rules = |stones| {
         Ruleset::Kalah
@@ -199,14 +272,20 @@ fn kalah_against_irving() {
         "kalah (empty-capture): tables to {depth} stones in pits ({:.1} s to read or build)",
         started.elapsed().as_secs_f64()
     );
-    for stones in [3u8, 4] {
-        let mut solver = Solver::with_memory(Some(&tables), u64::MAX, 64).expect("64 MB");
+    for (stones, deepening) in [(3u8, false), (4, false), (3, true), (4, true)] {
+        let solver = Solver::with_memory(Some(&tables), u64::MAX, 64).expect("64 MB");
+        let mut solver = if deepening {
+            solver.deepening()
+        } else {
+            solver
+        };
         let started = Instant::now();
         let value = solver.value(&Position::start(rules(stones), Side::South));
         let seconds = started.elapsed().as_secs_f64();
         let nodes = solver.nodes;
+        let how = if deepening { ", deepening first" } else { "" };
         print!(
-            "kalah (6,{stones}) empty-capture, the start's value {value:?}: {nodes} positions in {seconds:.2} s, {:.2} million a second",
+            "kalah (6,{stones}) empty-capture, the start's value{how} {value:?}: {nodes} positions in {seconds:.2} s, {:.2} million a second",
             nodes as f64 / seconds / 1e6
         );
         match IRVING.iter().find(|i| i.0 == stones && i.1 == depth) {
@@ -214,7 +293,7 @@ fn kalah_against_irving() {
                 "; Irving's program, the same tables' depth: {v:+} in {theirs} positions, {cpu:.2} s of CPU: ours {:.2} times his positions",
                 nodes as f64 / theirs as f64
             ),
-            None => println!("; Irving's counts are for tables to 18 and 23 only"),
+            None => println!("; Irving's counts are for tables to 13, 18 and 23 only"),
         }
     }
 }

@@ -4,7 +4,7 @@
 # the answer the solution file records (its first line starting {"exact").
 #
 #   boards/solutions/reproduce.sh quick            # under a minute of CPU: kalah-small (to 4x4, 5x3, 6x2), waurie-2 on the shipped tables
-#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture
+#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture
 #   boards/solutions/reproduce.sh all              # every one: hours (mankala-3's tables alone ~30 min)
 #
 # Tables go to $TABLES (default /var/tmp/mancala-tables); the binary is
@@ -85,6 +85,31 @@ two_tables() {
     done
 }
 
+# value_alone NAME STONES VARIANT: the start's value alone (the solve
+# bench's MANCALA_VALUE, iterative deepening first, an 8 GB memo) on tables
+# to 23 stones in pits, against the file's line "the value Some(V)"; then
+# the same without deepening (another search order) where the file names it.
+value_alone() {
+    local name=$1 stones=$2 variant=$3 want got deepening
+    local file=$solutions/$name.txt
+    want=$(grep -m1 '^the value Some' "$file" | sed 's/:.*//')
+    local args=()
+    [ -n "$variant" ] && args=(--variant "$variant")
+    # To 18, then extended to 23 (as the file's run: ~10 min of CPU).
+    local table=kalah${variant:+-$variant}.tables
+    tables_to kalah 18 "${args[@]}"
+    mkdir -p "$tables/23"
+    [ -e "$tables/23/$table" ] || cp "$tables/18/$table" "$tables/23/$table"
+    tables_to kalah 23 "${args[@]}"
+    for deepening in 1 0; do
+        [ "$deepening" = 0 ] && ! grep -q 'MANCALA_DEEPENING=0' "$file" && continue
+        got=$(MANCALA_VALUE=$stones MANCALA_VARIANT=$variant MANCALA_TABLES=$tables/23 \
+            MANCALA_MEMORY=8192 MANCALA_DEEPENING=$deepening cargo bench --bench solve 2>/dev/null |
+            grep -m1 '^the value' | sed 's/:.*//')
+        check "$name" "value alone, deepening $deepening" "$want" "$got"
+    done
+}
+
 run() {
     case $1 in
     kalah-small-quick) kalah_small quick ;;
@@ -107,6 +132,7 @@ run() {
     mankala-3) two_tables mankala-3 mankala 3 8192 24 20 ;;
     kalah-4) two_tables kalah-4 kalah 4 4096 18 16 ;;
     kalah-4-empty-capture) two_tables kalah-4-empty-capture kalah 4 4096 18 16 --variant empty-capture ;;
+    kalah-5-empty-capture) value_alone kalah-5-empty-capture 5 empty-capture ;;
     *)
         echo "reproduce.sh: no solution '$1'" >&2
         exit 2
@@ -116,7 +142,7 @@ run() {
 
 case ${1:-quick} in
 quick) set -- kalah-small-quick waurie-2-quick ;;
-all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture ;;
+all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture ;;
 esac
 for name in "$@"; do run "$name"; done
 exit $failed

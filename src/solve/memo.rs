@@ -10,6 +10,9 @@
 //! mover (the value less the homes' constant, as in the tables), the best
 //! first sowing found, and the work it took. An all-zero entry is empty:
 //! its key, no stones in any pit, is a finished game, never stored.
+//! Iterative deepening's entries (bounds of a depth-limited search, its
+//! depth where the work goes, flagged by the work byte's top bit) give the
+//! exact search their best move only.
 
 use std::collections::TryReserveError;
 
@@ -21,6 +24,15 @@ const KEY_BITS: u32 = 8 * KEY_CELLS as u32;
 /// A bound no value reaches: values lie within the stones in pits (at most 100).
 const OPEN: i8 = i8::MIN;
 const NO_MOVE: u8 = u8::MAX;
+/// The work byte's flag for a depth-limited search's entry (its depth
+/// below): a game's entry's work is at most 64.
+const HORIZON: u8 = 0x80;
+
+/// The depth of a depth-limited search's entry; none for the game's.
+fn horizon_of(slot: u128) -> Option<u8> {
+    let work = Known::unpack(slot).work;
+    (work & HORIZON != 0).then_some(work & !HORIZON)
+}
 
 /// A position as the memo knows it: the pits, the mover's row first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +197,29 @@ impl Memo {
         self.slots.len() * 16
     }
 
+    /// What is known of `key` for the exact search: the bounds of a
+    /// depth-limited search (see [`Memo::put_horizon`]) left out, its best
+    /// move kept.
     pub fn get(&self, key: Key) -> Option<Known> {
+        self.at_depth(key, u8::MAX)
+    }
+
+    /// What is known of `key` for a depth-limited search `depth` deep:
+    /// the game's bounds, and those of a depth-limited search at least as
+    /// deep.
+    pub fn at_depth(&self, key: Key, depth: u8) -> Option<Known> {
+        let slot = self.slot(key)?;
+        let mut known = Known::unpack(slot);
+        if let Some(horizon) = horizon_of(slot) {
+            known.work = 0;
+            if horizon < depth {
+                (known.lower, known.upper) = (None, None);
+            }
+        }
+        Some(known)
+    }
+
+    fn slot(&self, key: Key) -> Option<u128> {
         if key.0 == 0 {
             return None;
         }
@@ -193,38 +227,92 @@ impl Memo {
         self.slots[at..at + 2]
             .iter()
             .find(|&&slot| key_of(slot) == key.0)
-            .map(|&slot| Known::unpack(slot))
+            .copied()
+    }
+
+    /// Keeps bounds found by a search `depth` deep whose horizon was
+    /// reached (the homes' difference there): bounds for such searches
+    /// only, never the game's, kept below the game's (an entry holding
+    /// those keeps them, and takes only the best move) and below deeper
+    /// ones, and the first replaced.
+    pub fn put_horizon(&mut self, key: Key, mut known: Known, depth: u8) {
+        let depth = depth.min(HORIZON - 1);
+        if let Some(i) = self.index_of(key) {
+            let slot = self.slots[i];
+            let old = Known::unpack(slot);
+            match horizon_of(slot) {
+                Some(d) if d == depth => {
+                    known.lower = max_bound(known.lower, old.lower);
+                    known.upper = min_bound(known.upper, old.upper);
+                }
+                Some(d) if d < depth => {}
+                _ => {
+                    // The game's bounds, or a deeper search's, stay.
+                    let best = known.best.or(old.best);
+                    known = Known { best, ..old };
+                    if horizon_of(slot).is_none() {
+                        self.slots[i] = known.pack(key);
+                        return;
+                    }
+                }
+            }
+            known.work = HORIZON | depth.max(horizon_of(slot).unwrap_or(0));
+            self.slots[i] = known.pack(key);
+            return;
+        }
+        known.work = HORIZON | depth;
+        self.insert(key, known);
+    }
+
+    fn index_of(&self, key: Key) -> Option<usize> {
+        let at = 2 * key.bucket(self.mask);
+        (at..at + 2).find(|&i| key_of(self.slots[i]) == key.0)
     }
 
     /// Keeps `known` for `key`, the tighter of its bounds and any already held.
     pub fn put(&mut self, key: Key, mut known: Known) {
-        let at = 2 * key.bucket(self.mask);
-        let [first, second] = [self.slots[at], self.slots[at + 1]];
-        let same = [first, second].iter().position(|&s| key_of(s) == key.0);
-        if let Some(i) = same {
-            let old = Known::unpack(self.slots[at + i]);
-            known.lower = max_bound(known.lower, old.lower);
-            known.upper = min_bound(known.upper, old.upper);
-            known.work = known.work.max(old.work);
+        // Above this, a work would read as a depth-limited search's entry.
+        known.work = known.work.min(HORIZON - 1);
+        if let Some(i) = self.index_of(key) {
+            let slot = self.slots[i];
+            let old = Known::unpack(slot);
+            if horizon_of(slot).is_none() {
+                known.lower = max_bound(known.lower, old.lower);
+                known.upper = min_bound(known.upper, old.upper);
+                known.work = known.work.max(old.work);
+            }
             if known.best.is_none() {
                 known.best = old.best;
             }
-            self.slots[at + i] = known.pack(key);
+            self.slots[i] = known.pack(key);
         } else {
-            if second == 0 {
-                self.filled += 1;
-            }
-            if known.work >= Known::unpack(first).work || first == 0 {
-                // The first entry goes to the costlier; what it held moves down.
-                self.slots[at + 1] = first;
-                self.slots[at] = known.pack(key);
-            } else {
-                self.slots[at + 1] = known.pack(key);
-            }
-            // At a quarter full, few pairs have lost a key yet.
-            if 4 * self.filled > self.slots.len() && self.mask + 1 < self.most_pairs {
-                self.grow();
-            }
+            self.insert(key, known);
+        }
+    }
+
+    /// A key not held: into its pair, the costlier entry first (a
+    /// depth-limited search's the cheapest), the other dropped.
+    fn insert(&mut self, key: Key, known: Known) {
+        let at = 2 * key.bucket(self.mask);
+        let [first, second] = [self.slots[at], self.slots[at + 1]];
+        if second == 0 {
+            self.filled += 1;
+        }
+        let work = |slot: u128, work: u8| match slot != 0 && work & HORIZON == 0 {
+            true => work,
+            false => 0,
+        };
+        let packed = known.pack(key);
+        if work(packed, known.work) >= work(first, Known::unpack(first).work) || first == 0 {
+            // The first entry goes to the costlier; what it held moves down.
+            self.slots[at + 1] = first;
+            self.slots[at] = packed;
+        } else {
+            self.slots[at + 1] = packed;
+        }
+        // At a quarter full, few pairs have lost a key yet.
+        if 4 * self.filled > self.slots.len() && self.mask + 1 < self.most_pairs {
+            self.grow();
         }
     }
 
@@ -471,5 +559,41 @@ mod tests {
         assert!(memo.get(keys[0]).is_some(), "the costliest stays");
         assert!(memo.get(keys[1]).is_none(), "the cheaper one is replaced");
         assert!(memo.get(keys[2]).is_some(), "the latest is held");
+    }
+
+    #[test]
+    fn a_depth_limited_entry_never_gives_the_game_bounds() {
+        let mut memo = Memo::growing(1024);
+        let key = keys(1).next().unwrap();
+        let shallow = |lower, best| Known {
+            lower: Some(lower),
+            upper: None,
+            best: Some(best),
+            work: 0,
+        };
+        memo.put_horizon(key, shallow(6, 2), 9);
+        // The exact search sees its best move only; a search as deep or
+        // shallower its bound, a deeper one not.
+        let exact = memo.get(key).unwrap();
+        assert_eq!(
+            (exact.lower, exact.upper, exact.best),
+            (None, None, Some(2))
+        );
+        assert_eq!(memo.at_depth(key, 9).unwrap().lower, Some(6));
+        assert_eq!(memo.at_depth(key, 4).unwrap().lower, Some(6));
+        assert_eq!(memo.at_depth(key, 12).unwrap().lower, None);
+        // A shallower search's bound leaves the deeper one's.
+        memo.put_horizon(key, shallow(8, 3), 6);
+        assert_eq!(memo.at_depth(key, 9).unwrap().lower, Some(6));
+        assert_eq!(memo.get(key).unwrap().best, Some(3));
+        // The game's bounds replace a horizon's, and stay after one.
+        memo.put(key, with_work(5));
+        memo.put_horizon(key, shallow(9, 4), 20);
+        let held = memo.get(key).unwrap();
+        assert_eq!(
+            (held.lower, held.upper, held.best, held.work),
+            (Some(1), None, Some(4), 5)
+        );
+        assert_eq!(memo.at_depth(key, 20).unwrap().lower, Some(1));
     }
 }

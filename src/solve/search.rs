@@ -11,7 +11,7 @@ use super::dfpn::{ProofSearch, Unproven};
 use super::history::HistorySearch;
 use super::memo::{Key, Known, Memo, Path};
 use super::{Scoring, Tables};
-use crate::engine::{EndReason, Game, Pit, Position};
+use crate::engine::{Capture, EmptyRow, EndReason, Game, Pit, Position};
 
 /// A position's value and each legal move's, for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -86,12 +86,17 @@ pub struct Solver<'a> {
     /// asked ([`Solver::on_cores`]), so that a budget means the same work
     /// on any machine.
     threads: usize,
+    /// Whether [`Solver::value`] deepens iteratively first.
+    deepen: bool,
 }
 
 /// Where a long solve reports its steps.
 type Trace<'a> = Box<dyn FnMut(&str) + 'a>;
 
 pub(super) const INF: i32 = 100_000;
+
+/// The deepest pass of [`Solver::deepened`], in sowings (Irving's 30).
+const DEEPENING: u32 = 29;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
@@ -130,6 +135,7 @@ impl<'a> Solver<'a> {
             proof_numbers: false,
             proof: None,
             threads: 1,
+            deepen: false,
         }
     }
 
@@ -139,6 +145,15 @@ impl<'a> Solver<'a> {
     /// the same; the positions counted, and where a budget runs out, are not.
     pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Has [`Solver::value`] deepen iteratively first, as Irving's program
+    /// does ([`Solver::deepened`]): fewer positions for Kalah (6,5) and
+    /// (6,4) on tables to 13, more for (6,4) on tables to 23, whose search
+    /// is short beside the passes (docs/perfect-play.md).
+    pub fn deepening(mut self) -> Solver<'a> {
+        self.deepen = true;
         self
     }
 
@@ -299,7 +314,139 @@ impl<'a> Solver<'a> {
             return Some(v);
         }
         let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
+        let guess = match scoring {
+            Scoring::Margin if self.deepen => self.deepened(scoring, position, guess),
+            _ => guess,
+        };
         self.mtdf(scoring, position, guess, 1).ok()
+    }
+
+    /// Iterative deepening before the exact search, as in Irving's
+    /// program: depth-limited MTD(f) passes, 3 sowings deeper each, whose
+    /// best moves go into the memo to order the exact search (its last
+    /// pass, proving every move no better, is where most positions go)
+    /// and whose last value is its first guess.
+    fn deepened(&mut self, scoring: Scoring, position: &Position, guess: i32) -> i32 {
+        let mut g = guess;
+        for depth in (5..=DEEPENING).step_by(3) {
+            let (mut lower, mut upper) = (-INF, INF);
+            while lower < upper {
+                let beta = if g == lower { g + 1 } else { g };
+                g = self.shallow(scoring, position, depth, beta - 1, beta).0;
+                if g < beta {
+                    upper = g;
+                } else {
+                    lower = g;
+                }
+            }
+            self.report(format_args!("  {depth} sowings deep: {g:+}"));
+        }
+        g
+    }
+
+    /// A depth-limited null-window search for [`Solver::deepened`]: the
+    /// homes' difference at its horizon, exact where the game is over, in
+    /// the tables, or bounded by the stones left or the memo's bounds. With
+    /// the value, whether it is resolved: found without reaching the
+    /// horizon, so a bound on the game's value, kept in the memo as the
+    /// exact search's are. Each position's best move is kept either way.
+    /// Positions are counted as the exact search counts them: those whose
+    /// moves are searched.
+    fn shallow(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> (i32, bool) {
+        if let Some(v) = self.settled(scoring, position) {
+            return (v, true);
+        }
+        let home = scoring.home_term(position);
+        if let Some((lower, upper)) = stones_left(scoring, position) {
+            if lower >= beta {
+                return (lower, true);
+            }
+            if upper <= alpha {
+                return (upper, true);
+            }
+        }
+        let Some(key) = Key::of(position) else {
+            return (home, false);
+        };
+        // The game's bounds, then a search's at least as deep: a cut-off
+        // by the latter is no more resolved than the search behind it.
+        let known = self.memo.get(key);
+        let deep = self.memo.at_depth(key, depth as u8);
+        for (bounds, resolved) in [(known, true), (deep, false)] {
+            let Some(bounds) = bounds else { continue };
+            if let Some(lower) = bounds.lower.map(|v| v + home).filter(|&v| v >= beta) {
+                return (lower, resolved);
+            }
+            if let Some(upper) = bounds.upper.map(|v| v + home).filter(|&v| v <= alpha) {
+                return (upper, resolved);
+            }
+        }
+        if depth == 0 {
+            return (home, false);
+        }
+        self.nodes += 1;
+        let before = self.nodes;
+        let mut open: Vec<(Pit, Position, bool, i32)> =
+            ordered(position, known.and_then(|k| k.best))
+                .map(|pit| {
+                    let mut child = *position;
+                    child.play_unchecked(pit);
+                    let same = child.to_move() == position.to_move();
+                    let gain = relative(position, &child, scoring.home_term(&child));
+                    (pit, child, same, gain)
+                })
+                .collect();
+        // The memo's best first, then the free turns, then by the gain.
+        let first = usize::from(known.is_some_and(|k| {
+            k.best.is_some() && open.first().is_some_and(|o| Some(o.0.index()) == k.best)
+        }));
+        open[first..].sort_by_key(|o| (!o.2, std::cmp::Reverse(o.3)));
+        let (mut best, mut best_pit, mut resolved) = (-INF, None, true);
+        let mut floor = alpha;
+        for (pit, child, same, _) in open {
+            let (value, sure) = if same {
+                self.shallow(scoring, &child, depth - 1, floor, beta)
+            } else {
+                let (v, sure) = self.shallow(scoring, &child, depth - 1, -beta, -floor);
+                (-v, sure)
+            };
+            if value > best {
+                (best, best_pit) = (value, Some(pit.index()));
+            }
+            floor = floor.max(value);
+            if floor >= beta {
+                // A cut-off is as sure as the move that made it.
+                resolved = sure;
+                break;
+            }
+            resolved &= sure;
+        }
+        let (lower, upper) = if best <= alpha {
+            (None, Some(best - home))
+        } else if best >= beta {
+            (Some(best - home), None)
+        } else {
+            (Some(best - home), Some(best - home))
+        };
+        let work = (64 - (self.nodes - before).leading_zeros()) as u8;
+        let kept = Known {
+            lower,
+            upper,
+            best: best_pit,
+            work,
+        };
+        match resolved {
+            true => self.memo.put(key, kept),
+            false => self.memo.put_horizon(key, kept, depth as u8),
+        }
+        (best, resolved)
     }
 
     /// Whether the value of `position` for its mover is at least `bound`:
@@ -772,15 +919,31 @@ impl<'a> Solver<'a> {
 
 /// Bounds on a position's value from the stones left in its pits: every
 /// one of them won, or every one lost (where the value is the margin).
-fn stones_left(scoring: Scoring, position: &Position) -> Option<(i32, i32)> {
+pub(super) fn stones_left(scoring: Scoring, position: &Position) -> Option<(i32, i32)> {
     match scoring {
         Scoring::Margin => {
             let home = scoring.home_term(position);
             let left = i32::from(position.stones_in_pits());
-            Some((home - left, home + left))
+            Some((
+                home - left + 2 * i32::from(wins_a_stone(position)),
+                home + left,
+            ))
         }
         Scoring::WinLoss => None,
     }
+}
+
+/// Whether the mover, with a move, can always win a stone: under the
+/// empty-capture rule (Irving's program's bound) the last pit with
+/// stones either reaches the store or ends in an empty pit of the
+/// mover's, taken into the store.
+fn wins_a_stone(position: &Position) -> bool {
+    let rules = position.rules();
+    rules.stores
+        && rules.lone_capture
+        && rules.capture == Capture::OppositeIntoStore
+        && rules.empty_row == EmptyRow::EndsGame
+        && !position.is_over()
 }
 
 /// A child's value for the parent's mover: the same when the turn goes on.
