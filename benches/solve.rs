@@ -192,7 +192,9 @@ const IRVING: [(u8, usize, i32, u64, f64); 5] = [
 /// first unless `MANCALA_DEEPENING=0`; `MANCALA_MOVE=PIT` for one first
 /// move's value instead (for South, as the start's).
 fn kalah_value(stones: u8) {
-    let variant = std::env::var("MANCALA_VARIANT").ok();
+    let variant = std::env::var("MANCALA_VARIANT")
+        .ok()
+        .filter(|v| !v.is_empty());
     let rules = Ruleset::Kalah.with_stones(stones).expect("1 to 6 stones");
     let rules = match &variant {
         Some(v) => rules.with_variant(v).expect("a variant of Kalah"),

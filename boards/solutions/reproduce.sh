@@ -103,9 +103,9 @@ value_alone() {
     tables_to kalah 23 "${args[@]}"
     for deepening in 1 0; do
         [ "$deepening" = 0 ] && ! grep -q 'MANCALA_DEEPENING=0' "$file" && continue
-        got=$(MANCALA_VALUE=$stones MANCALA_VARIANT=$variant MANCALA_TABLES=$tables/23 \
-            MANCALA_MEMORY=8192 MANCALA_DEEPENING=$deepening cargo bench --bench solve 2>/dev/null |
-            grep -m1 '^the value' | sed 's/:.*//')
+        got=$(env MANCALA_VALUE="$stones" ${variant:+MANCALA_VARIANT="$variant"} \
+            MANCALA_TABLES="$tables/23" MANCALA_MEMORY=8192 MANCALA_DEEPENING=$deepening \
+            cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
         check "$name" "value alone, deepening $deepening" "$want" "$got"
     done
 }
