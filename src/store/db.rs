@@ -97,9 +97,13 @@ mod lite {
 
     use super::{Db, DbError, DbErrorKind, Kind, Row, Value};
 
-    /// A connection, the database's path, and whether its log was there
-    /// when the transaction under way began.
-    pub struct Lite(Connection, std::path::PathBuf, bool);
+    pub struct Lite {
+        conn: Connection,
+        path: std::path::PathBuf,
+        /// The write-ahead log was there when the transaction under way
+        /// began (else its folder is synced too).
+        log_was_there: bool,
+    }
 
     /// A parameter as SQLite takes it (a flag as 0 or 1).
     struct P<'a>(&'a Value);
@@ -204,7 +208,13 @@ mod lite {
                     tries += 1;
                     std::thread::sleep(Duration::from_millis(50));
                 }
-                done => return done.map(|()| Lite(conn, path.into(), true)).map_err(error),
+                done => {
+                    return done.map_err(error).map(|()| Lite {
+                        conn,
+                        path: path.into(),
+                        log_was_there: true,
+                    })
+                }
             }
         }
     }
@@ -225,7 +235,7 @@ mod lite {
 
     impl Lite {
         fn wal(&self) -> String {
-            format!("{}-wal", self.1.display())
+            format!("{}-wal", self.path.display())
         }
     }
 
@@ -235,11 +245,11 @@ mod lite {
         }
 
         fn batch(&mut self, sql: &str) -> Result<(), DbError> {
-            self.0.execute_batch(sql).map_err(error)
+            self.conn.execute_batch(sql).map_err(error)
         }
 
         fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, DbError> {
-            let mut statement = self.0.prepare_cached(&dialect(sql)).map_err(error)?;
+            let mut statement = self.conn.prepare_cached(&dialect(sql)).map_err(error)?;
             let n = statement
                 .execute(rusqlite::params_from_iter(params.iter().map(P)))
                 .map_err(error)?;
@@ -247,7 +257,7 @@ mod lite {
         }
 
         fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError> {
-            let mut statement = self.0.prepare_cached(&dialect(sql)).map_err(error)?;
+            let mut statement = self.conn.prepare_cached(&dialect(sql)).map_err(error)?;
             let columns = statement.column_count();
             let mut rows = statement
                 .query(rusqlite::params_from_iter(params.iter().map(P)))
@@ -261,7 +271,7 @@ mod lite {
         }
 
         fn begin(&mut self, first_try: bool) -> Result<(), DbError> {
-            self.2 = Path::new(&self.wal()).exists();
+            self.log_was_there = Path::new(&self.wal()).exists();
             let how = if first_try { "DEFERRED" } else { "IMMEDIATE" };
             self.batch(&format!("BEGIN {how}"))
         }
@@ -271,16 +281,16 @@ mod lite {
         /// since), and the folder that names it if it was made meanwhile.
         fn sync(&mut self) -> Result<(), DbError> {
             let failed = |e: std::io::Error| DbError {
-                message: format!("{}: syncing: {e}", self.1.display()),
+                message: format!("{}: syncing: {e}", self.path.display()),
                 kind: DbErrorKind::Transient,
             };
             std::fs::File::open(self.wal())
                 .and_then(|f| f.sync_data())
                 .map_err(failed)?;
-            if self.2 {
+            if self.log_was_there {
                 return Ok(());
             }
-            let folder = self.1.parent().filter(|p| !p.as_os_str().is_empty());
+            let folder = self.path.parent().filter(|p| !p.as_os_str().is_empty());
             std::fs::File::open(folder.unwrap_or(Path::new(".")))
                 .and_then(|f| f.sync_all())
                 .map_err(failed)
@@ -288,7 +298,7 @@ mod lite {
 
         fn backup(&mut self, to: &Path) -> Result<(), DbError> {
             let mut target = Connection::open(to).map_err(error)?;
-            let backup = rusqlite::backup::Backup::new(&self.0, &mut target).map_err(error)?;
+            let backup = rusqlite::backup::Backup::new(&self.conn, &mut target).map_err(error)?;
             // A hundred pages at a time, so writers get their turns between.
             backup
                 .run_to_completion(100, Duration::from_millis(5), None)

@@ -303,7 +303,7 @@ impl Store {
             return done.and(ended.map_err(self.fail()));
         }
         // (Claims and marks are not synced: lost, a reply goes again.)
-        let done = self.claimed(message_id).and_then(|mine| match mine {
+        self.claimed(message_id).and_then(|mine| match mine {
             Some(mine) => match send() {
                 Some(delivery) => self.settle(message_id, &delivery),
                 None => self
@@ -314,8 +314,7 @@ impl Store {
                     .map(drop),
             },
             None => Ok(()),
-        });
-        done
+        })
     }
 
     /// The state a reply owed is written in: on SQLite already claimed for
