@@ -19,7 +19,9 @@
 //! the folder store of the last referee that had one (commit `1aab292`,
 //! built once into `target/bench-old-store/` from a `git worktree`; if
 //! that cannot be built, its figures are left out and the reason said).
-//! Each game's turns are checked afterwards on both.
+//! Each figure is the median of `MANCALA_BENCH_ROUNDS` rounds (default
+//! 5), the two stores taking turns to go first. Each game's turns are
+//! checked afterwards on both.
 //!
 //! ```text
 //! cargo build --release && cargo bench --bench store
@@ -76,6 +78,7 @@ fn main() {
     let runs = env_number("MANCALA_BENCH_RUNS", 9).max(1) as usize;
     let largest = env_number("MANCALA_BENCH_GAMES", 100_000).max(10);
     let queued = env_number("MANCALA_BENCH_QUEUED", 1_000).max(5);
+    let rounds = env_number("MANCALA_BENCH_ROUNDS", 5).max(1) as usize;
     let sizes = [0, largest / 10, largest];
     let folder = root.join(format!("target/bench-stores/db-{largest}"));
     let subjects: Vec<Subject> = sizes
@@ -104,7 +107,7 @@ fn main() {
         }
     }
     drop(subjects);
-    queued_moves(&root, &bin, queued);
+    queued_moves(&root, &bin, queued, rounds);
 }
 
 // ---------------------------------------------------------------------
@@ -660,8 +663,10 @@ fn folder_turns(dir: &Path, id: &GameId) -> usize {
 
 /// 1,000 (or `MANCALA_BENCH_QUEUED`) queued moves over a fifth as many
 /// games, by 1, 2 and 8 referees at once, on the database and on the
-/// folder store.
-fn queued_moves(root: &Path, bin: &Path, moves: u64) {
+/// folder store: `rounds` of each, the two taking turns to go first (the
+/// one that runs second meets the first's writes still being flushed),
+/// each figure the median of its rounds.
+fn queued_moves(root: &Path, bin: &Path, moves: u64, rounds: usize) {
     let per_game = 5;
     let games = moves / per_game as u64;
     let base = root.join("target/bench-stores/queued");
@@ -672,7 +677,7 @@ fn queued_moves(root: &Path, bin: &Path, moves: u64) {
         println!("\nno folder store figures: its referee could not be built: {why}");
     }
     println!(
-        "\n{} queued moves over {games} games (Wari), mails a second:",
+        "\n{} queued moves over {games} games (Wari), mails a second, the median of {rounds} rounds:",
         mails.len()
     );
     println!(
@@ -680,52 +685,95 @@ fn queued_moves(root: &Path, bin: &Path, moves: u64) {
         "referees", "database", "folder store"
     );
     for processes in [1, 2, 8] {
-        // The database: the folder store imported, as an operator moves in.
-        let db = base.join(format!("db-{processes}.db"));
-        for end in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{end}", db.display()));
-        }
-        let db_arg = db.to_str().unwrap();
-        Store::import(&template, db_arg).expect("the import");
-        let rate = drain(bin, db_arg, &mails, processes);
-        let store = Store::open(&db).expect("the store");
-        for (id, turns) in &expected {
-            let record = store.load_game(id).unwrap().expect("a queued game");
-            assert_eq!(record.turns.len(), *turns, "game {id} on the database");
-        }
-        drop(store);
-        // The folder store, its index built before the clock starts.
-        let old_rate = old.as_ref().ok().map(|old_bin| {
-            let dir = base.join(format!("folder-{processes}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            let copied = Command::new("cp")
-                .arg("-r")
-                .arg(&template)
-                .arg(&dir)
-                .status()
-                .expect("cp");
-            assert!(copied.success());
-            let dir_arg = dir.to_str().unwrap();
-            let warm = spawn(
-                Command::new(old_bin).args(["games", "--store", dir_arg]),
-                b"",
-            );
-            assert!(
-                warm.status.success(),
-                "{}",
-                String::from_utf8_lossy(&warm.stderr)
-            );
-            let rate = drain(old_bin, dir_arg, &mails, processes);
-            for (id, turns) in &expected {
-                assert_eq!(
-                    folder_turns(&dir, id),
-                    *turns,
-                    "game {id} on the folder store"
-                );
+        let mut db_rates = Vec::new();
+        let mut old_rates = Vec::new();
+        for round in 0..rounds {
+            let on_db = || db_rate(bin, &base, &template, &mails, &expected, processes);
+            let on_folder = || {
+                (old.as_ref().ok()).map(|old_bin| {
+                    folder_rate(old_bin, &base, &template, &mails, &expected, processes)
+                })
+            };
+            if round % 2 == 0 {
+                db_rates.push(on_db());
+                old_rates.extend(on_folder());
+            } else {
+                old_rates.extend(on_folder());
+                db_rates.push(on_db());
             }
-            rate
-        });
-        let old_rate = old_rate.map_or("n/a".to_string(), |r| format!("{r:.1}"));
+        }
+        let old_rate = median(&mut old_rates).map_or("n/a".to_string(), |r| format!("{r:.1}"));
+        let rate = median(&mut db_rates).unwrap_or(0.0);
         println!("  {processes:<12} {rate:>12.1} {old_rate:>14}");
     }
+}
+
+fn median(rates: &mut [f64]) -> Option<f64> {
+    rates.sort_by(f64::total_cmp);
+    rates.get(rates.len() / 2).copied()
+}
+
+/// The queue drained on a database the folder store was imported into
+/// (as an operator moves in), each game's turns then checked.
+fn db_rate(
+    bin: &Path,
+    base: &Path,
+    template: &Path,
+    mails: &[Queued],
+    expected: &[(GameId, usize)],
+    processes: usize,
+) -> f64 {
+    let db = base.join(format!("db-{processes}.db"));
+    for end in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{end}", db.display()));
+    }
+    let db_arg = db.to_str().unwrap();
+    Store::import(template, db_arg).expect("the import");
+    let rate = drain(bin, db_arg, mails, processes);
+    let store = Store::open(&db).expect("the store");
+    for (id, turns) in expected {
+        let record = store.load_game(id).unwrap().expect("a queued game");
+        assert_eq!(record.turns.len(), *turns, "game {id} on the database");
+    }
+    rate
+}
+
+/// The queue drained on a copy of the folder store, its index built
+/// before the clock starts, each game's turns then checked.
+fn folder_rate(
+    old_bin: &Path,
+    base: &Path,
+    template: &Path,
+    mails: &[Queued],
+    expected: &[(GameId, usize)],
+    processes: usize,
+) -> f64 {
+    let dir = base.join(format!("folder-{processes}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(template)
+        .arg(&dir)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    let dir_arg = dir.to_str().unwrap();
+    let warm = spawn(
+        Command::new(old_bin).args(["games", "--store", dir_arg]),
+        b"",
+    );
+    assert!(
+        warm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&warm.stderr)
+    );
+    let rate = drain(old_bin, dir_arg, mails, processes);
+    for (id, turns) in expected {
+        assert_eq!(
+            folder_turns(&dir, id),
+            *turns,
+            "game {id} on the folder store"
+        );
+    }
+    rate
 }
