@@ -16,6 +16,8 @@ pub mod hosted;
 #[cfg(feature = "mail")]
 pub mod mail;
 pub mod opponent;
+#[cfg(feature = "mail")]
+pub mod record;
 pub mod sheet;
 pub mod solve;
 #[cfg(feature = "mail")]

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::db::{params, Row};
 use super::outbox::{Delivery, Mailbox, Outgoing};
 use super::ratings;
-use super::record::{GameId, GameRecord, Ledgered, MailKey, PlayerRecord, SenderRecord, Standing};
+use super::{GameId, GameRecord, Ledgered, MailKey, PlayerRecord, SenderRecord, Standing};
 use super::{Store, StoreError};
 use crate::address::mailbox_key;
 use crate::engine::{Game, Pit, Side};
@@ -17,12 +17,6 @@ const GAME_COLUMNS: &str = "id, ruleset, stones, variant, first, setup, computer
 
 /// The columns that hold a field as JSON text.
 const JSON_COLUMNS: [&str; 5] = ["setup", "standing", "conceded", "offer", "conditions"];
-
-/// Games a run of `remind` must look at.
-#[derive(Debug, Default)]
-pub struct Due {
-    pub games: Vec<GameId>,
-}
 
 fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
@@ -223,7 +217,7 @@ impl Store {
     /// The games `remind` must look at by `now`: those owing replies, those
     /// whose player to move has not been nudged and was idle `nudge`
     /// seconds, those nudged and idle `forfeit` seconds.
-    pub fn due(&self, now: u64, nudge: u64, forfeit: u64) -> Result<Due, StoreError> {
+    pub fn due(&self, now: u64, nudge: u64, forfeit: u64) -> Result<Vec<GameId>, StoreError> {
         // Two lookups, each by its index: idle games, and replies owed.
         let mut rows: Vec<(String,)> = self.query(
             "SELECT id FROM games WHERE idle <= $1 AND (reminded IS NULL OR idle <= $2)",
@@ -240,9 +234,7 @@ impl Store {
         for (id,) in rows {
             games.extend(GameId::parse(&id));
         }
-        Ok(Due {
-            games: games.into_iter().collect(),
-        })
+        Ok(games.into_iter().collect())
     }
 
     /// The keyless address with this digest (a fresh record if new).

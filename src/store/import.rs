@@ -12,8 +12,8 @@ use serde::Deserialize;
 
 use super::db::params;
 use super::outbox::{Delivery, Outgoing};
-use super::record::{GameRecord, Ledgered, MailKey, SenderRecord};
 use super::{upgrade, Store, StoreError};
+use super::{GameRecord, Ledgered, MailKey, SenderRecord};
 
 /// The newest file format a folder store was written in.
 const NEWEST_FORMAT: u32 = 3;
@@ -38,7 +38,6 @@ pub struct Handled {
 
 #[derive(Deserialize)]
 struct FileGame {
-    format: u32,
     #[serde(flatten)]
     game: GameRecord,
     ledger: Ledger,
@@ -74,26 +73,28 @@ pub enum ImportError {
     Unreadable(Vec<String>),
 }
 
-fn read_game(path: &Path) -> Result<(GameRecord, Ledger), String> {
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let format: Format = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+fn read_game(text: &str) -> Result<(GameRecord, Ledger), String> {
+    let format: Format = serde_json::from_str(text).map_err(|e| e.to_string())?;
     match format.format {
-        1 => upgrade::from_format_1(&text),
+        1 => upgrade::from_format_1(text),
         2..=NEWEST_FORMAT => {
-            let file: FileGame = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let file: FileGame = serde_json::from_str(text).map_err(|e| e.to_string())?;
             let mut game = file.game;
             game.events = file.ledger.events;
-            let _ = file.format;
             Ok((game, file.ledger))
         }
         newer => Err(format!("format {newer}, newer than any folder store")),
     }
 }
 
-/// Regular files only: a FIFO or a device planted in the folder is
+/// A regular file's text: a FIFO or a device planted in the folder is
 /// refused, never read.
-fn is_plain_file(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+fn read_plain(path: &Path) -> Result<String, String> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => fs::read_to_string(path).map_err(|e| e.to_string()),
+        Ok(_) => Err("not a plain file".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl Store {
@@ -105,18 +106,12 @@ impl Store {
     /// database holds games under another secret, or the store fails.
     pub fn import(dir: &Path, target: &str) -> Result<Imported, ImportError> {
         let key_path = dir.join("key");
-        let secret = match is_plain_file(&key_path) {
-            true => fs::read_to_string(&key_path).map_err(|e| e.to_string()),
-            false => Err("missing, or not a plain file".to_string()),
-        }
-        .map_err(|e| ImportError::Unreadable(vec![format!("{}: {e}", key_path.display())]))?;
-        let secret = secret.trim().to_string();
-        if super::Secrets::new(&secret).is_none() {
-            return Err(ImportError::Unreadable(vec![format!(
-                "{}: too short to be a secret",
-                key_path.display()
-            )]));
-        }
+        let secret = read_plain(&key_path).and_then(|text| match super::Secrets::new(&text) {
+            Some(_) => Ok(text.trim().to_string()),
+            None => Err("too short to be a secret".into()),
+        });
+        let secret = secret
+            .map_err(|e| ImportError::Unreadable(vec![format!("{}: {e}", key_path.display())]))?;
         let (games, senders) = read_folder(dir)?;
         let store = Store::open_as_is(target)?;
         store.transact(|| store.import_records(&secret, &games, &senders))
@@ -214,58 +209,47 @@ impl Store {
 fn read_folder(
     dir: &Path,
 ) -> Result<(Vec<(GameRecord, Ledger)>, Vec<(String, FileSender)>), ImportError> {
+    if !dir.is_dir() {
+        let problem = format!("{}: not a folder", dir.display());
+        return Err(ImportError::Unreadable(vec![problem]));
+    }
     let mut problems = Vec::new();
-    let mut games = Vec::new();
-    let mut senders = Vec::new();
-    let names = |dir: &Path| -> Vec<std::path::PathBuf> {
+    // Each `NAME.json` of a folder, by name, read as its text.
+    let mut files = |dir: &Path| -> Vec<(String, std::path::PathBuf, String)> {
         let mut paths: Vec<_> = fs::read_dir(dir)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
         paths.sort();
-        paths
+        let mut read = Vec::new();
+        for path in paths {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str()?.strip_suffix(".json"));
+            match name.map(|name| (name.to_string(), read_plain(&path))) {
+                Some((name, Ok(text))) => read.push((name, path, text)),
+                Some((_, Err(e))) => problems.push(format!("{}: {e}", path.display())),
+                None => {}
+            }
+        }
+        read
     };
-    if !dir.is_dir() {
-        return Err(ImportError::Unreadable(vec![format!(
-            "{}: not a folder",
-            dir.display()
-        )]));
-    }
-    for path in names(dir) {
-        let Some(stem) = path
-            .file_name()
-            .and_then(|n| n.to_str()?.strip_suffix(".json"))
-        else {
-            continue;
-        };
-        let read = match is_plain_file(&path) {
-            true => read_game(&path),
-            false => Err("not a plain file".into()),
-        };
-        match read {
+    let (game_files, sender_files) = (files(dir), files(&dir.join("senders")));
+    let mut games = Vec::new();
+    for (stem, path, text) in game_files {
+        match read_game(&text) {
             // A game saved under another game's name is not that game.
-            Ok((game, _)) if game.id.as_str() != stem => problems.push(format!(
-                "{}: holds game {}, not {stem}",
-                path.display(),
-                game.id
-            )),
+            Ok((game, _)) if game.id.as_str() != stem => {
+                let id = game.id;
+                problems.push(format!("{}: holds game {id}, not {stem}", path.display()));
+            }
             Ok(game) => games.push(game),
             Err(e) => problems.push(format!("{}: {e}", path.display())),
         }
     }
-    for path in names(&dir.join("senders")) {
-        let Some(digest) = path
-            .file_name()
-            .and_then(|n| n.to_str()?.strip_suffix(".json"))
-        else {
-            continue;
-        };
-        let read = match is_plain_file(&path) {
-            true => fs::read_to_string(&path).map_err(|e| e.to_string()),
-            false => Err("not a plain file".into()),
-        }
-        .and_then(|text| serde_json::from_str::<FileSender>(&text).map_err(|e| e.to_string()));
-        match read {
-            Ok(sender) => senders.push((digest.to_string(), sender)),
+    let mut senders = Vec::new();
+    for (digest, path, text) in sender_files {
+        match serde_json::from_str::<FileSender>(&text) {
+            Ok(sender) => senders.push((digest, sender)),
             Err(e) => problems.push(format!("{}: {e}", path.display())),
         }
     }

@@ -12,10 +12,8 @@
 mod db;
 mod games;
 mod import;
-mod keys;
 pub mod outbox;
 pub mod ratings;
-mod record;
 mod schema;
 mod upgrade;
 
@@ -24,15 +22,14 @@ use std::path::{Path, PathBuf};
 
 use db::{params, Db, DbError, DbErrorKind, Value};
 
-pub use db::Kind;
-pub use games::{Due, Listing, Owed};
-pub use import::{ImportError, Imported};
-pub use keys::{fresh_secret, Secrets};
-pub use outbox::{Delivery, Mailbox, Outgoing};
-pub use record::{
-    Conceded, Concession, Conditional, GameId, GameRecord, Ledgered, MailKey, Offer, OfferKind,
-    PlayerRecord, SenderRecord, SetUpRecord, Standing, Turn,
+pub use crate::record::{
+    Conceded, Concession, Conditional, GameId, GameRecord, MailKey, Offer, OfferKind, PlayerRecord,
+    Secrets, SenderRecord, SetUpRecord, Standing, Turn,
 };
+pub use db::Kind;
+pub use games::{Listing, Owed};
+pub use import::{ImportError, Imported};
+pub use outbox::{Delivery, Mailbox, Outgoing};
 
 /// What can go wrong with the store, and whether waiting helps.
 #[derive(Debug, thiserror::Error)]
@@ -113,7 +110,7 @@ impl Store {
             error,
         };
         let mut db = db::open(location).map_err(fail)?;
-        let fresh = keys::fresh_secret()?;
+        let fresh = crate::record::fresh_secret().ok_or(StoreError::NoRandom)?;
         match schema::migrate(db.as_mut(), &fresh).map_err(fail)? {
             schema::Opened::Current => {}
             schema::Opened::Newer(version) => {
@@ -398,4 +395,54 @@ pub fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// A record that mails are handled for, each once: a game, or a keyless
+/// sender. Its mails are filed under its scope, each with the event it made.
+pub trait Ledgered {
+    /// How many of its last mails it remembers, if not all.
+    const MAILS_KEPT: Option<u32>;
+    /// What its mails are filed under: a game's id, or `s` and a sender's digest.
+    fn scope(&self) -> String;
+    /// The events made so far.
+    fn events(&self) -> u32;
+    fn set_events(&mut self, events: u32);
+    /// Writes the record in the store's transaction.
+    fn save(&self, store: &Store) -> Result<(), StoreError>;
+}
+
+impl Ledgered for GameRecord {
+    /// Every one, for the game's whole life.
+    const MAILS_KEPT: Option<u32> = None;
+    fn scope(&self) -> String {
+        self.id.to_string()
+    }
+    fn events(&self) -> u32 {
+        self.events
+    }
+    fn set_events(&mut self, events: u32) {
+        self.events = events;
+    }
+    fn save(&self, store: &Store) -> Result<(), StoreError> {
+        store.save_game(self)
+    }
+}
+
+impl Ledgered for SenderRecord {
+    /// Enough for any re-delivery, and a flood of forged mail does not
+    /// grow the store. (A game's id may begin with `s` too: before, the
+    /// scope's first letter decided, and such a game forgot its mails.)
+    const MAILS_KEPT: Option<u32> = Some(500);
+    fn scope(&self) -> String {
+        format!("s{}", self.digest)
+    }
+    fn events(&self) -> u32 {
+        self.events
+    }
+    fn set_events(&mut self, events: u32) {
+        self.events = events;
+    }
+    fn save(&self, store: &Store) -> Result<(), StoreError> {
+        store.save_sender(self)
+    }
 }

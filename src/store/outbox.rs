@@ -1,7 +1,7 @@
-//! A reply as the referee sends it and as a [`Ledger`](super::Ledger) keeps
-//! it until sent: one type, plain data. The mail layer builds it (and
-//! knows how it leaves); the store only keeps it, so a reply sent again
-//! after a crash is the very message decided.
+//! A reply as the referee sends it and as the store keeps it until sent:
+//! one type, plain data. The mail layer builds it (and knows how it
+//! leaves); the store only keeps it, so a reply sent again after a crash
+//! is the very message decided.
 
 use serde::{Deserialize, Serialize};
 

@@ -6,9 +6,7 @@ use serde::Deserialize;
 
 use super::import::{Handled, Ledger};
 use super::outbox::{Delivery, Mailbox, Outgoing};
-use super::record::{
-    Conceded, Concession, GameId, GameRecord, MailKey, PlayerRecord, Standing, Turn,
-};
+use super::{Conceded, Concession, GameId, GameRecord, MailKey, PlayerRecord, Standing, Turn};
 use crate::engine::{Pit, Ruleset, Side};
 
 #[derive(Deserialize)]

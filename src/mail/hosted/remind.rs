@@ -93,7 +93,7 @@ impl HostedReferee {
         // Only the games that may be due: none read otherwise.
         let due = self.store.due(now, nudge, forfeit)?;
         let mut run = Reminders::default();
-        for id in &due.games {
+        for id in &due {
             let mut report = Report::default();
             let mut sent = || -> Result<Option<Skip>, DeliveryError> {
                 // What a crash or a failed send left owed goes first.

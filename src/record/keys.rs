@@ -5,8 +5,7 @@
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 
-use super::record::{GameId, MailKey, ID_LENGTH};
-use super::StoreError;
+use super::{GameId, MailKey, ID_LENGTH};
 use crate::address::mailbox_key;
 use crate::engine::Side;
 
@@ -30,15 +29,11 @@ impl Secrets {
 }
 
 /// A new secret: 32 random bytes, in hex.
-///
-/// # Errors
-/// When the system has no random numbers to give.
-pub fn fresh_secret() -> Result<String, StoreError> {
+/// `None` when the system has no random numbers to give.
+pub fn fresh_secret() -> Option<String> {
     let mut fresh = [0u8; 32];
-    SystemRandom::new()
-        .fill(&mut fresh)
-        .map_err(|_| StoreError::NoRandom)?;
-    Ok(hex(&fresh))
+    SystemRandom::new().fill(&mut fresh).ok()?;
+    Some(hex(&fresh))
 }
 
 impl Secrets {

@@ -1,10 +1,14 @@
-//! What the store keeps, typed: a game (its players, turns and state) and
-//! a sender (the answers given to a keyless address), each with a
-//! [`Ledger`] of the mails it handled and the replies it still has to send.
+//! A hosted game as plain data (its players, turns and state), a keyless
+//! sender (the answers given to an address), and the identities of games
+//! and mails: what the store keeps, the hosted layer plays and the mail
+//! layer words.
 
 use serde::{Deserialize, Serialize};
 
-use super::keys::hex;
+mod keys;
+
+use keys::hex;
+pub use keys::{fresh_secret, Secrets};
 
 use crate::engine::{Pit, Ruleset, Side};
 
@@ -14,8 +18,8 @@ use crate::engine::{Pit, Ruleset, Side};
 pub struct GameId(String);
 
 /// Letters for game ids: no 0/o, 1/l to misread.
-pub(super) const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-pub(super) const ID_LENGTH: usize = 6;
+const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+pub(crate) const ID_LENGTH: usize = 6;
 
 impl GameId {
     /// `text`, if it has the shape of a game id (and so is safe in a file name).
@@ -25,7 +29,7 @@ impl GameId {
     }
 
     /// An id made of `bytes`, one letter a byte.
-    pub(super) fn from_bytes(bytes: &[u8]) -> GameId {
+    fn from_bytes(bytes: &[u8]) -> GameId {
         GameId(
             bytes
                 .iter()
@@ -282,7 +286,7 @@ impl GameRecord {
 /// stranger (or a forger using their name) gets at most a few a day.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SenderRecord {
-    /// The digest of the address (see [`super::Secrets::address_digest`]).
+    /// The digest of the address (see [`Secrets::address_digest`]).
     pub digest: String,
     /// The answers' times, the last day's only.
     pub answered: Vec<u64>,
@@ -300,55 +304,5 @@ impl SenderRecord {
     pub fn count_answer(&mut self, now: u64) {
         self.answered.retain(|&t| t + 86_400 > now);
         self.answered.push(now);
-    }
-}
-
-/// A record that mails are handled for, each once: a game, or a keyless
-/// sender. Its mails are filed under its scope, each with the event it made.
-pub trait Ledgered {
-    /// How many of its last mails it remembers, if not all.
-    const MAILS_KEPT: Option<u32>;
-    /// What its mails are filed under: a game's id, or `s` and a sender's digest.
-    fn scope(&self) -> String;
-    /// The events made so far.
-    fn events(&self) -> u32;
-    fn set_events(&mut self, events: u32);
-    /// Writes the record in the store's transaction.
-    fn save(&self, store: &super::Store) -> Result<(), super::StoreError>;
-}
-
-impl Ledgered for GameRecord {
-    /// Every one, for the game's whole life.
-    const MAILS_KEPT: Option<u32> = None;
-    fn scope(&self) -> String {
-        self.id.to_string()
-    }
-    fn events(&self) -> u32 {
-        self.events
-    }
-    fn set_events(&mut self, events: u32) {
-        self.events = events;
-    }
-    fn save(&self, store: &super::Store) -> Result<(), super::StoreError> {
-        store.save_game(self)
-    }
-}
-
-impl Ledgered for SenderRecord {
-    /// Enough for any re-delivery, and a flood of forged mail does not
-    /// grow the store. (A game's id may begin with `s` too: before, the
-    /// scope's first letter decided, and such a game forgot its mails.)
-    const MAILS_KEPT: Option<u32> = Some(500);
-    fn scope(&self) -> String {
-        format!("s{}", self.digest)
-    }
-    fn events(&self) -> u32 {
-        self.events
-    }
-    fn set_events(&mut self, events: u32) {
-        self.events = events;
-    }
-    fn save(&self, store: &super::Store) -> Result<(), super::StoreError> {
-        store.save_sender(self)
     }
 }
