@@ -679,10 +679,6 @@ impl<'a> Solver<'a> {
         mut alpha: i32,
         mut beta: i32,
     ) -> Result<i32, Stop> {
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            return Err(Stop::Budget);
-        }
         let home = scoring.home_term(position);
         if let Some((lower, upper)) = stones_left(scoring, position) {
             // Not a bound worth keeping: it costs nothing to find again.
@@ -704,6 +700,12 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
+        }
+        // Counted as Irving's program counts: positions whose moves are
+        // generated (those cut off above were not).
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return Err(Stop::Budget);
         }
         if let Some(key) = key {
             self.path.push(position, key);
@@ -764,56 +766,56 @@ impl<'a> Solver<'a> {
             let mut child = *position;
             child.play_unchecked(pit);
             let same = child.to_move() == position.to_move();
-            let mut probe = (None, None);
-            // The child's value for this mover if settled, else a bound on
-            // it from the memo (kept for its search).
-            let bound = match self.settled(scoring, &child) {
-                Some(v) => Some(relative(position, &child, v)),
+            // The child's bounds for this mover: its value if settled,
+            // else what the memo and the stones left say (Irving's peek).
+            let (lower, upper) = match self.settled(scoring, &child) {
+                Some(v) => {
+                    let v = relative(position, &child, v);
+                    (v, v)
+                }
                 None => {
                     let home = scoring.home_term(&child);
-                    probe.0 = Key::of(&child);
-                    if let Some(key) = probe.0 {
+                    let key = Key::of(&child);
+                    if let Some(key) = key {
                         // A child on the path is a cycle: never cut off by
                         // what the memo knows of it.
                         if self.path.holds(&child, key) {
                             return Err(Stop::Cycle);
                         }
                     }
-                    probe.1 = probe.0.and_then(|k| self.memo.get(k));
-                    // Searched in order of what the move gains for the
-                    // store (after the memo's best and the free turns):
-                    // a gain is most often the best move.
-                    let gain = relative(position, &child, home);
-                    if count < open.len() {
-                        open[count] = Some((pit, child, same, probe, gain));
+                    let known = key.and_then(|k| self.memo.get(k));
+                    // For the child's own mover first.
+                    let (mut lo, mut hi) = stones_left(scoring, &child).unwrap_or((-INF, INF));
+                    if let Some(known) = known {
+                        lo = lo.max(known.lower.map_or(-INF, |v| v + home));
+                        hi = hi.min(known.upper.map_or(INF, |v| v + home));
+                    }
+                    let (lo, hi) = if same { (lo, hi) } else { (-hi, -lo) };
+                    // Neither bound decides: searched, in order of what the
+                    // move gains for the store (after the memo's best and
+                    // the free turns): a gain is most often the best move.
+                    if lo < beta && hi > alpha && lo < hi && count < open.len() {
+                        let gain = relative(position, &child, home);
+                        open[count] = Some((pit, child, same, (key, known), gain));
                         count += 1;
                     }
-                    let known = probe.1;
-                    let bound = if same {
-                        known.and_then(|k| k.lower)
-                    } else {
-                        known.and_then(|k| k.upper)
-                    };
-                    // The stones left bound it too: every one won, or lost.
-                    let futile = stones_left(scoring, &child).map(|(lo, hi)| match same {
-                        true => lo,
-                        false => -hi,
-                    });
-                    let bound = bound.map(|v| relative(position, &child, v + home));
-                    match (bound, futile) {
-                        (Some(b), Some(f)) => Some(b.max(f)),
-                        (b, f) => b.or(f),
-                    }
+                    (lo, hi)
                 }
             };
-            if let Some(v) = bound {
-                if v > best {
-                    (best, best_pit) = (v, Some(pit.index()));
-                }
-                alpha = alpha.max(v);
-                if alpha >= beta {
-                    return Ok((best, best_pit));
-                }
+            // A lower bound that cuts off (or raises alpha: the child is
+            // searched above it), or an upper bound that leaves the child
+            // unsearched, its fail-soft value.
+            let v = if lower < beta && upper <= alpha {
+                upper
+            } else {
+                lower
+            };
+            if v > best {
+                (best, best_pit) = (v, Some(pit.index()));
+            }
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                return Ok((best, best_pit));
             }
         }
         // Stable: the memo's best first, then the free turns, kept ahead.
