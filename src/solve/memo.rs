@@ -219,6 +219,14 @@ impl Memo {
         Some(known)
     }
 
+    /// What is held for `key`, as stored: the bounds, best move and
+    /// work, with the depth of the depth-limited search behind them (none
+    /// for the game's own bounds).
+    pub fn entry(&self, key: Key) -> Option<(Known, Option<u8>)> {
+        let slot = self.slot(key)?;
+        Some((Known::unpack(slot), horizon_of(slot)))
+    }
+
     fn slot(&self, key: Key) -> Option<u128> {
         if key.0 == 0 {
             return None;

@@ -344,6 +344,55 @@ impl<'a> Solver<'a> {
         g
     }
 
+    /// What [`Solver::shallow`] knows of `position` without searching it
+    /// (Irving's peek): its value if the game is over or in the tables, a
+    /// bound from the stones left or the memo that decides the window
+    /// (with whether it is the game's), or the homes' difference at the
+    /// horizon. Otherwise `Err` with its key and what the memo holds, for
+    /// its search ([`Solver::expand`]).
+    fn peek(
+        &self,
+        scoring: Scoring,
+        position: &Position,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> Result<(i32, bool), (Key, Option<Known>)> {
+        if let Some(v) = self.settled(scoring, position) {
+            return Ok((v, true));
+        }
+        let home = scoring.home_term(position);
+        if let Some((lower, upper)) = stones_left(scoring, position) {
+            if lower >= beta {
+                return Ok((lower, true));
+            }
+            if upper <= alpha {
+                return Ok((upper, true));
+            }
+        }
+        let Some(key) = Key::of(position) else {
+            return Ok((home, false));
+        };
+        // The game's bounds, or a search's at least as deep: a cut-off by
+        // the latter is no more resolved than the search behind it.
+        let entry = self.memo.entry(key);
+        if let Some((bounds, horizon)) = entry {
+            let resolved = horizon.is_none();
+            if horizon.is_none_or(|h| u32::from(h) >= depth) {
+                if let Some(lower) = bounds.lower.map(|v| v + home).filter(|&v| v >= beta) {
+                    return Ok((lower, resolved));
+                }
+                if let Some(upper) = bounds.upper.map(|v| v + home).filter(|&v| v <= alpha) {
+                    return Ok((upper, resolved));
+                }
+            }
+        }
+        match depth {
+            0 => Ok((home, false)),
+            _ => Err((key, entry.map(|e| e.0))),
+        }
+    }
+
     /// A depth-limited null-window search for [`Solver::deepened`]: the
     /// homes' difference at its horizon, exact where the game is over, in
     /// the tables, or bounded by the stones left or the memo's bounds. With
@@ -360,61 +409,84 @@ impl<'a> Solver<'a> {
         alpha: i32,
         beta: i32,
     ) -> (i32, bool) {
-        if let Some(v) = self.settled(scoring, position) {
-            return (v, true);
+        match self.peek(scoring, position, depth, alpha, beta) {
+            Ok(found) => found,
+            Err((key, known)) => self.expand(scoring, position, key, known, depth, alpha, beta),
         }
+    }
+
+    /// [`Solver::shallow`] for a position its peek left to search: every
+    /// child peeked at first (one whose bound cuts off spares searching
+    /// those before it), then the rest searched, the memo's best first,
+    /// then the free turns, then by what the move gains for the store.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        key: Key,
+        known: Option<Known>,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> (i32, bool) {
         let home = scoring.home_term(position);
-        if let Some((lower, upper)) = stones_left(scoring, position) {
-            if lower >= beta {
-                return (lower, true);
-            }
-            if upper <= alpha {
-                return (upper, true);
-            }
-        }
-        let Some(key) = Key::of(position) else {
-            return (home, false);
-        };
-        // The game's bounds, then a search's at least as deep: a cut-off
-        // by the latter is no more resolved than the search behind it.
-        let known = self.memo.get(key);
-        let deep = self.memo.at_depth(key, depth as u8);
-        for (bounds, resolved) in [(known, true), (deep, false)] {
-            let Some(bounds) = bounds else { continue };
-            if let Some(lower) = bounds.lower.map(|v| v + home).filter(|&v| v >= beta) {
-                return (lower, resolved);
-            }
-            if let Some(upper) = bounds.upper.map(|v| v + home).filter(|&v| v <= alpha) {
-                return (upper, resolved);
-            }
-        }
-        if depth == 0 {
-            return (home, false);
-        }
         self.nodes += 1;
         let before = self.nodes;
-        let mut open: Vec<(Pit, Position, bool, i32)> =
-            ordered(position, known.and_then(|k| k.best))
-                .map(|pit| {
-                    let mut child = *position;
-                    child.play_unchecked(pit);
-                    let same = child.to_move() == position.to_move();
-                    let gain = relative(position, &child, scoring.home_term(&child));
-                    (pit, child, same, gain)
-                })
-                .collect();
-        // The memo's best first, then the free turns, then by the gain.
-        let first = usize::from(known.is_some_and(|k| {
-            k.best.is_some() && open.first().is_some_and(|o| Some(o.0.index()) == k.best)
+        let known_best = known.and_then(|k| k.best);
+        let mut open = [None; 8];
+        let mut count = 0;
+        for pit in ordered(position, known_best) {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let same = child.to_move() == position.to_move();
+            let gain = relative(position, &child, scoring.home_term(&child));
+            if count < open.len() {
+                open[count] = Some((pit, child, same, gain));
+                count += 1;
+            }
+        }
+        let first = usize::from(known_best.is_some_and(|b| {
+            open[..count]
+                .first()
+                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
         }));
-        open[first..].sort_by_key(|o| (!o.2, std::cmp::Reverse(o.3)));
+        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.3))));
         let (mut best, mut best_pit, mut resolved) = (-INF, None, true);
         let mut floor = alpha;
-        for (pit, child, same, _) in open {
-            let (value, sure) = if same {
-                self.shallow(scoring, &child, depth - 1, floor, beta)
+        let mut searched = [None; 8];
+        let mut left = 0;
+        for &(pit, child, same, _) in open[..count].iter().flatten() {
+            let peeked = if same {
+                self.peek(scoring, &child, depth - 1, floor, beta)
             } else {
-                let (v, sure) = self.shallow(scoring, &child, depth - 1, -beta, -floor);
+                self.peek(scoring, &child, depth - 1, -beta, -floor)
+                    .map(|(v, sure)| (-v, sure))
+            };
+            let (value, sure) = match peeked {
+                Ok(found) => found,
+                Err(entry) => {
+                    searched[left] = Some((pit, child, same, entry));
+                    left += 1;
+                    continue;
+                }
+            };
+            if value > best {
+                (best, best_pit) = (value, Some(pit.index()));
+            }
+            floor = floor.max(value);
+            if floor >= beta {
+                resolved = sure;
+                left = 0;
+                break;
+            }
+            resolved &= sure;
+        }
+        for &(pit, child, same, (key, known)) in searched[..left].iter().flatten() {
+            let (value, sure) = if same {
+                self.expand(scoring, &child, key, known, depth - 1, floor, beta)
+            } else {
+                let (v, sure) = self.expand(scoring, &child, key, known, depth - 1, -beta, -floor);
                 (-v, sure)
             };
             if value > best {
