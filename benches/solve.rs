@@ -189,7 +189,8 @@ const IRVING: [(u8, usize, i32, u64, f64); 5] = [
 /// (`MANCALA_VARIANT=empty-capture` for that rule), on the tables in
 /// `MANCALA_TABLES` with a memo of `MANCALA_MEMORY` MB (default 64),
 /// each root null-window search reported as it ends; iterative deepening
-/// first unless `MANCALA_DEEPENING=0`; `MANCALA_MOVE=PIT` for one first
+/// first unless `MANCALA_DEEPENING=0`; on `MANCALA_THREADS` threads (1
+/// unless set); `MANCALA_MOVE=PIT` for one first
 /// move's value instead (for South, as the start's).
 fn kalah_value(stones: u8) {
     let variant = std::env::var("MANCALA_VARIANT")
@@ -224,7 +225,13 @@ fn kalah_value(stones: u8) {
         Ok("0") => solver,
         _ => solver.deepening(),
     };
-    let mut solver = solver.traced(|step| println!("{step}"));
+    // MANCALA_THREADS=2: each null-window search on two threads over one
+    // shared memo (Solver::on_cores).
+    let threads = std::env::var("MANCALA_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let mut solver = solver.on_cores(threads).traced(|step| println!("{step}"));
     let started = Instant::now();
     let start = Position::start(rules, Side::South);
     // MANCALA_MOVE=a: the value of that first move alone, for South (the

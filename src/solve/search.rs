@@ -5,11 +5,13 @@
 //! says so and gives a depth-limited search's value instead, never a guess
 //! called exact.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::dfpn::{ProofSearch, Unproven};
 use super::history::HistorySearch;
-use super::memo::{Key, Known, Memo, Path};
+use super::memo::{Key, Known, Memo, Memos, Path};
 use super::{Scoring, Tables};
 use crate::engine::{Capture, EmptyRow, EndReason, Game, Pit, Position};
 
@@ -71,7 +73,7 @@ enum Stop {
 /// One solving session: its tables, budget and what it learnt.
 pub struct Solver<'a> {
     tables: Option<&'a Tables>,
-    memo: Memo,
+    memo: Memos,
     path: Path,
     pub nodes: u64,
     budget: u64,
@@ -88,6 +90,12 @@ pub struct Solver<'a> {
     threads: usize,
     /// Whether [`Solver::value`] deepens iteratively first.
     deepen: bool,
+    /// Set when another thread has answered the search this one helps
+    /// with ([`Solver::value`] on several cores): it stops then.
+    cancel: Option<Arc<AtomicBool>>,
+    /// Which of the threads sharing a search this is: the second searches
+    /// the root's moves in reverse, so the two meet in the middle.
+    turn: usize,
 }
 
 /// Where a long solve reports its steps.
@@ -126,7 +134,7 @@ impl<'a> Solver<'a> {
     fn with_memo(tables: Option<&'a Tables>, budget: u64, memo: Memo) -> Solver<'a> {
         Solver {
             tables,
-            memo,
+            memo: Memos::Own(memo),
             path: Path::default(),
             nodes: 0,
             budget,
@@ -136,6 +144,8 @@ impl<'a> Solver<'a> {
             proof: None,
             threads: 1,
             deepen: false,
+            cancel: None,
+            turn: 0,
         }
     }
 
@@ -143,6 +153,8 @@ impl<'a> Solver<'a> {
     /// values and `at_least`'s bounds), each with a solver of its own:
     /// its share of the memo's memory and of the budget. The values are
     /// the same; the positions counted, and where a budget runs out, are not.
+    /// [`Solver::value`] instead runs each null-window search on all the
+    /// threads over one memo they share ([`Solver::test_on_cores`]).
     pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
         self.threads = threads.max(1);
         self
@@ -314,11 +326,61 @@ impl<'a> Solver<'a> {
             return Some(v);
         }
         let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
+        if self.threads > 1 {
+            // The memo the threads share, from the start: deepening fills it.
+            self.memo.shared();
+        }
         let guess = match scoring {
             Scoring::Margin if self.deepen => self.deepened(scoring, position, guess),
             _ => guess,
         };
         self.mtdf(scoring, position, guess, 1).ok()
+    }
+
+    /// One null-window search of `position` (is its value at least
+    /// `beta`?) on [`Solver::on_cores`]'s threads over one shared memo,
+    /// the second taking the root's moves in reverse (each thread's
+    /// positions counted): the first to answer stops the other.
+    fn test_on_cores(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        beta: i32,
+    ) -> Result<i32, Stop> {
+        let shards = self.memo.shared();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let budget = self.budget.saturating_sub(self.nodes);
+        let tables = self.tables;
+        let each = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..self.threads)
+                .map(|turn| {
+                    let (shards, cancel) = (shards.clone(), cancel.clone());
+                    scope.spawn(move || {
+                        let mut solver = Solver::with_memo(tables, budget, Memo::growing(0));
+                        solver.memo = Memos::Shared(shards);
+                        solver.cancel = Some(cancel.clone());
+                        solver.turn = turn;
+                        let result = solver.exact(scoring, position, beta - 1, beta);
+                        if result.is_ok() {
+                            cancel.store(true, Ordering::Relaxed);
+                        }
+                        (result, solver.nodes)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
+        });
+        let mut answer = Err(Stop::Budget);
+        for worker in each {
+            let (result, nodes) = worker.unwrap_or_else(|e| std::panic::resume_unwind(e));
+            self.nodes += nodes;
+            answer = match (answer, result) {
+                (Ok(v), _) | (_, Ok(v)) => Ok(v),
+                (Err(Stop::Cycle), _) | (_, Err(Stop::Cycle)) => Err(Stop::Cycle),
+                _ => Err(Stop::Budget),
+            };
+        }
+        answer
     }
 
     /// Iterative deepening before the exact search, as in Irving's
@@ -702,7 +764,12 @@ impl<'a> Solver<'a> {
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
             self.path.clear();
-            g = self.exact(scoring, position, beta - 1, beta)?;
+            g = match self.memo {
+                Memos::Shared(_) if self.threads > 1 => {
+                    self.test_on_cores(scoring, position, beta)?
+                }
+                _ => self.exact(scoring, position, beta - 1, beta)?,
+            };
             if g < beta {
                 upper = g;
             } else {
@@ -776,7 +843,9 @@ impl<'a> Solver<'a> {
         // Counted as Irving's program counts: positions whose moves are
         // generated (those cut off above were not).
         self.nodes += 1;
-        if self.nodes > self.budget {
+        if self.nodes > self.budget
+            || (self.cancel.as_ref()).is_some_and(|c| c.load(Ordering::Relaxed))
+        {
             return Err(Stop::Budget);
         }
         if let Some(key) = key {
@@ -897,6 +966,11 @@ impl<'a> Solver<'a> {
                 .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
         }));
         open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.4))));
+        // The second of two threads on one search: the root's moves from
+        // the last (the path holds the root alone).
+        if self.turn % 2 == 1 && self.path.len() == 1 {
+            open[..count].reverse();
+        }
         for &(pit, child, same, probe, _) in open[..count].iter().flatten() {
             let value = if same {
                 self.unsettled(scoring, &child, probe, alpha, beta)?
