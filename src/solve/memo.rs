@@ -12,7 +12,8 @@
 //! its key, no stones in any pit, is a finished game, never stored.
 //! Iterative deepening's entries (bounds of a depth-limited search, its
 //! depth where the work goes, flagged by the work byte's top bit) give the
-//! exact search their best move only.
+//! exact search their best move only. Threads searching one position share
+//! a memo in shards ([`Shards`]), each shard a table behind its own lock.
 
 use std::collections::TryReserveError;
 use std::sync::{Arc, Mutex, MutexGuard};
