@@ -12,9 +12,11 @@
 //! its key, no stones in any pit, is a finished game, never stored.
 //! Iterative deepening's entries (bounds of a depth-limited search, its
 //! depth where the work goes, flagged by the work byte's top bit) give the
-//! exact search their best move only.
+//! exact search their best move only. Threads searching one position share
+//! a memo in shards ([`Shards`]), each shard a table behind its own lock.
 
 use std::collections::TryReserveError;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::engine::Position;
 
@@ -59,13 +61,17 @@ impl Key {
 
     /// Where the key's pair of entries lies in a table of `mask + 1` pairs.
     pub(super) fn bucket(self, mask: usize) -> usize {
+        (self.hash() as usize) & mask
+    }
+
+    fn hash(self) -> u64 {
         let lo = self.0 as u64;
         let hi = (self.0 >> 64) as u64;
         let mut h = lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         h ^= h >> 31;
         h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
         h ^= h >> 29;
-        (h as usize) & mask
+        h
     }
 }
 
@@ -96,6 +102,11 @@ impl Path {
 
     pub(super) fn clear(&mut self) {
         self.0.clear();
+    }
+
+    /// The positions on the path.
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -219,6 +230,14 @@ impl Memo {
         Some(known)
     }
 
+    /// What is held for `key`, as stored: the bounds, best move and
+    /// work, with the depth of the depth-limited search behind them (none
+    /// for the game's own bounds).
+    pub fn entry(&self, key: Key) -> Option<(Known, Option<u8>)> {
+        let slot = self.slot(key)?;
+        Some((Known::unpack(slot), horizon_of(slot)))
+    }
+
     fn slot(&self, key: Key) -> Option<u128> {
         if key.0 == 0 {
             return None;
@@ -340,6 +359,101 @@ impl Memo {
                 self.slots[free] = slot;
             }
         }
+    }
+}
+
+/// A solver's memo: its own, or one shared among threads searching the
+/// same position ([`Shards`]).
+pub enum Memos {
+    Own(Memo),
+    Shared(Arc<Shards>),
+}
+
+impl Memos {
+    /// See [`Memo::get`].
+    pub fn get(&self, key: Key) -> Option<Known> {
+        match self {
+            Memos::Own(memo) => memo.get(key),
+            Memos::Shared(shards) => shards.of(key).get(key),
+        }
+    }
+
+    /// See [`Memo::entry`].
+    pub fn entry(&self, key: Key) -> Option<(Known, Option<u8>)> {
+        match self {
+            Memos::Own(memo) => memo.entry(key),
+            Memos::Shared(shards) => shards.of(key).entry(key),
+        }
+    }
+
+    /// See [`Memo::put`].
+    pub fn put(&mut self, key: Key, known: Known) {
+        match self {
+            Memos::Own(memo) => memo.put(key, known),
+            Memos::Shared(shards) => shards.of(key).put(key, known),
+        }
+    }
+
+    /// See [`Memo::put_horizon`].
+    pub fn put_horizon(&mut self, key: Key, known: Known, depth: u8) {
+        match self {
+            Memos::Own(memo) => memo.put_horizon(key, known, depth),
+            Memos::Shared(shards) => shards.of(key).put_horizon(key, known, depth),
+        }
+    }
+
+    /// The most bytes the memo may grow to.
+    pub fn most_bytes(&self) -> usize {
+        match self {
+            Memos::Own(memo) => memo.most_bytes(),
+            Memos::Shared(shards) => shards.most_bytes,
+        }
+    }
+
+    /// The memo to share among threads: this one if shared already, else
+    /// an empty one of the same bound in its place (what it held is lost).
+    pub fn shared(&mut self) -> Arc<Shards> {
+        if let Memos::Own(memo) = self {
+            *self = Memos::Shared(Arc::new(Shards::new(memo.most_bytes() / 16)));
+        }
+        match self {
+            Memos::Shared(shards) => shards.clone(),
+            Memos::Own(_) => unreachable!("made shared above"),
+        }
+    }
+}
+
+/// A memo shared among threads: [`Memo`]s each behind a lock, a key's
+/// shard chosen by its hash's top bits (its pair within by the low ones),
+/// so that two threads seldom wait on one another.
+pub struct Shards {
+    shards: Vec<Mutex<Memo>>,
+    most_bytes: usize,
+}
+
+impl Shards {
+    const COUNT: usize = 256;
+
+    /// Shards holding at most `entries` entries in all, each growing as
+    /// [`Memo::growing`].
+    pub fn new(entries: usize) -> Shards {
+        let shards: Vec<Mutex<Memo>> = (0..Shards::COUNT)
+            .map(|_| Mutex::new(Memo::growing(entries / Shards::COUNT)))
+            .collect();
+        let most_bytes = shards
+            .iter()
+            .map(|s| s.lock().map_or(0, |m| m.most_bytes()))
+            .sum();
+        Shards { shards, most_bytes }
+    }
+
+    fn of(&self, key: Key) -> MutexGuard<'_, Memo> {
+        let shard = (key.hash() >> 56) as usize % Shards::COUNT;
+        // A thread that panicked holding a lock is a bug passed on by its
+        // join; the memo's entries are whole either way.
+        self.shards[shard]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

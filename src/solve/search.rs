@@ -5,11 +5,13 @@
 //! says so and gives a depth-limited search's value instead, never a guess
 //! called exact.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::dfpn::{ProofSearch, Unproven};
 use super::history::HistorySearch;
-use super::memo::{Key, Known, Memo, Path};
+use super::memo::{Key, Known, Memo, Memos, Path};
 use super::{Scoring, Tables};
 use crate::engine::{Capture, EmptyRow, EndReason, Game, Pit, Position};
 
@@ -71,7 +73,7 @@ enum Stop {
 /// One solving session: its tables, budget and what it learnt.
 pub struct Solver<'a> {
     tables: Option<&'a Tables>,
-    memo: Memo,
+    memo: Memos,
     path: Path,
     pub nodes: u64,
     budget: u64,
@@ -88,6 +90,12 @@ pub struct Solver<'a> {
     threads: usize,
     /// Whether [`Solver::value`] deepens iteratively first.
     deepen: bool,
+    /// Set when another thread has answered the search this one helps
+    /// with ([`Solver::value`] on several cores): it stops then.
+    cancel: Option<Arc<AtomicBool>>,
+    /// Which of the threads sharing a search this is: the second searches
+    /// the root's moves in reverse, so the two meet in the middle.
+    turn: usize,
 }
 
 /// Where a long solve reports its steps.
@@ -126,7 +134,7 @@ impl<'a> Solver<'a> {
     fn with_memo(tables: Option<&'a Tables>, budget: u64, memo: Memo) -> Solver<'a> {
         Solver {
             tables,
-            memo,
+            memo: Memos::Own(memo),
             path: Path::default(),
             nodes: 0,
             budget,
@@ -136,6 +144,8 @@ impl<'a> Solver<'a> {
             proof: None,
             threads: 1,
             deepen: false,
+            cancel: None,
+            turn: 0,
         }
     }
 
@@ -143,6 +153,8 @@ impl<'a> Solver<'a> {
     /// values and `at_least`'s bounds), each with a solver of its own:
     /// its share of the memo's memory and of the budget. The values are
     /// the same; the positions counted, and where a budget runs out, are not.
+    /// [`Solver::value`] instead runs each null-window search on all the
+    /// threads over one memo they share ([`Solver::test_on_cores`]).
     pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
         self.threads = threads.max(1);
         self
@@ -314,11 +326,61 @@ impl<'a> Solver<'a> {
             return Some(v);
         }
         let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
+        if self.threads > 1 {
+            // The memo the threads share, from the start: deepening fills it.
+            self.memo.shared();
+        }
         let guess = match scoring {
             Scoring::Margin if self.deepen => self.deepened(scoring, position, guess),
             _ => guess,
         };
         self.mtdf(scoring, position, guess, 1).ok()
+    }
+
+    /// One null-window search of `position` (is its value at least
+    /// `beta`?) on [`Solver::on_cores`]'s threads over one shared memo,
+    /// the second taking the root's moves in reverse (each thread's
+    /// positions counted): the first to answer stops the other.
+    fn test_on_cores(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        beta: i32,
+    ) -> Result<i32, Stop> {
+        let shards = self.memo.shared();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let budget = self.budget.saturating_sub(self.nodes);
+        let tables = self.tables;
+        let each = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..self.threads)
+                .map(|turn| {
+                    let (shards, cancel) = (shards.clone(), cancel.clone());
+                    scope.spawn(move || {
+                        let mut solver = Solver::with_memo(tables, budget, Memo::growing(0));
+                        solver.memo = Memos::Shared(shards);
+                        solver.cancel = Some(cancel.clone());
+                        solver.turn = turn;
+                        let result = solver.exact(scoring, position, beta - 1, beta);
+                        if result.is_ok() {
+                            cancel.store(true, Ordering::Relaxed);
+                        }
+                        (result, solver.nodes)
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
+        });
+        let mut answer = Err(Stop::Budget);
+        for worker in each {
+            let (result, nodes) = worker.unwrap_or_else(|e| std::panic::resume_unwind(e));
+            self.nodes += nodes;
+            answer = match (answer, result) {
+                (Ok(v), _) | (_, Ok(v)) => Ok(v),
+                (Err(Stop::Cycle), _) | (_, Err(Stop::Cycle)) => Err(Stop::Cycle),
+                _ => Err(Stop::Budget),
+            };
+        }
+        answer
     }
 
     /// Iterative deepening before the exact search, as in Irving's
@@ -344,6 +406,55 @@ impl<'a> Solver<'a> {
         g
     }
 
+    /// What [`Solver::shallow`] knows of `position` without searching it
+    /// (Irving's peek): its value if the game is over or in the tables, a
+    /// bound from the stones left or the memo that decides the window
+    /// (with whether it is the game's), or the homes' difference at the
+    /// horizon. Otherwise `Err` with its key and what the memo holds, for
+    /// its search ([`Solver::expand`]).
+    fn peek(
+        &self,
+        scoring: Scoring,
+        position: &Position,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> Result<(i32, bool), (Key, Option<Known>)> {
+        if let Some(v) = self.settled(scoring, position) {
+            return Ok((v, true));
+        }
+        let home = scoring.home_term(position);
+        if let Some((lower, upper)) = stones_left(scoring, position) {
+            if lower >= beta {
+                return Ok((lower, true));
+            }
+            if upper <= alpha {
+                return Ok((upper, true));
+            }
+        }
+        let Some(key) = Key::of(position) else {
+            return Ok((home, false));
+        };
+        // The game's bounds, or a search's at least as deep: a cut-off by
+        // the latter is no more resolved than the search behind it.
+        let entry = self.memo.entry(key);
+        if let Some((bounds, horizon)) = entry {
+            let resolved = horizon.is_none();
+            if horizon.is_none_or(|h| u32::from(h) >= depth) {
+                if let Some(lower) = bounds.lower.map(|v| v + home).filter(|&v| v >= beta) {
+                    return Ok((lower, resolved));
+                }
+                if let Some(upper) = bounds.upper.map(|v| v + home).filter(|&v| v <= alpha) {
+                    return Ok((upper, resolved));
+                }
+            }
+        }
+        match depth {
+            0 => Ok((home, false)),
+            _ => Err((key, entry.map(|e| e.0))),
+        }
+    }
+
     /// A depth-limited null-window search for [`Solver::deepened`]: the
     /// homes' difference at its horizon, exact where the game is over, in
     /// the tables, or bounded by the stones left or the memo's bounds. With
@@ -360,61 +471,84 @@ impl<'a> Solver<'a> {
         alpha: i32,
         beta: i32,
     ) -> (i32, bool) {
-        if let Some(v) = self.settled(scoring, position) {
-            return (v, true);
+        match self.peek(scoring, position, depth, alpha, beta) {
+            Ok(found) => found,
+            Err((key, known)) => self.expand(scoring, position, key, known, depth, alpha, beta),
         }
+    }
+
+    /// [`Solver::shallow`] for a position its peek left to search: every
+    /// child peeked at first (one whose bound cuts off spares searching
+    /// those before it), then the rest searched, the memo's best first,
+    /// then the free turns, then by what the move gains for the store.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        scoring: Scoring,
+        position: &Position,
+        key: Key,
+        known: Option<Known>,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> (i32, bool) {
         let home = scoring.home_term(position);
-        if let Some((lower, upper)) = stones_left(scoring, position) {
-            if lower >= beta {
-                return (lower, true);
-            }
-            if upper <= alpha {
-                return (upper, true);
-            }
-        }
-        let Some(key) = Key::of(position) else {
-            return (home, false);
-        };
-        // The game's bounds, then a search's at least as deep: a cut-off
-        // by the latter is no more resolved than the search behind it.
-        let known = self.memo.get(key);
-        let deep = self.memo.at_depth(key, depth as u8);
-        for (bounds, resolved) in [(known, true), (deep, false)] {
-            let Some(bounds) = bounds else { continue };
-            if let Some(lower) = bounds.lower.map(|v| v + home).filter(|&v| v >= beta) {
-                return (lower, resolved);
-            }
-            if let Some(upper) = bounds.upper.map(|v| v + home).filter(|&v| v <= alpha) {
-                return (upper, resolved);
-            }
-        }
-        if depth == 0 {
-            return (home, false);
-        }
         self.nodes += 1;
         let before = self.nodes;
-        let mut open: Vec<(Pit, Position, bool, i32)> =
-            ordered(position, known.and_then(|k| k.best))
-                .map(|pit| {
-                    let mut child = *position;
-                    child.play_unchecked(pit);
-                    let same = child.to_move() == position.to_move();
-                    let gain = relative(position, &child, scoring.home_term(&child));
-                    (pit, child, same, gain)
-                })
-                .collect();
-        // The memo's best first, then the free turns, then by the gain.
-        let first = usize::from(known.is_some_and(|k| {
-            k.best.is_some() && open.first().is_some_and(|o| Some(o.0.index()) == k.best)
+        let known_best = known.and_then(|k| k.best);
+        let mut open = [None; 8];
+        let mut count = 0;
+        for pit in ordered(position, known_best) {
+            let mut child = *position;
+            child.play_unchecked(pit);
+            let same = child.to_move() == position.to_move();
+            let gain = relative(position, &child, scoring.home_term(&child));
+            if count < open.len() {
+                open[count] = Some((pit, child, same, gain));
+                count += 1;
+            }
+        }
+        let first = usize::from(known_best.is_some_and(|b| {
+            open[..count]
+                .first()
+                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
         }));
-        open[first..].sort_by_key(|o| (!o.2, std::cmp::Reverse(o.3)));
+        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.3))));
         let (mut best, mut best_pit, mut resolved) = (-INF, None, true);
         let mut floor = alpha;
-        for (pit, child, same, _) in open {
-            let (value, sure) = if same {
-                self.shallow(scoring, &child, depth - 1, floor, beta)
+        let mut searched = [None; 8];
+        let mut left = 0;
+        for &(pit, child, same, _) in open[..count].iter().flatten() {
+            let peeked = if same {
+                self.peek(scoring, &child, depth - 1, floor, beta)
             } else {
-                let (v, sure) = self.shallow(scoring, &child, depth - 1, -beta, -floor);
+                self.peek(scoring, &child, depth - 1, -beta, -floor)
+                    .map(|(v, sure)| (-v, sure))
+            };
+            let (value, sure) = match peeked {
+                Ok(found) => found,
+                Err(entry) => {
+                    searched[left] = Some((pit, child, same, entry));
+                    left += 1;
+                    continue;
+                }
+            };
+            if value > best {
+                (best, best_pit) = (value, Some(pit.index()));
+            }
+            floor = floor.max(value);
+            if floor >= beta {
+                resolved = sure;
+                left = 0;
+                break;
+            }
+            resolved &= sure;
+        }
+        for &(pit, child, same, (key, known)) in searched[..left].iter().flatten() {
+            let (value, sure) = if same {
+                self.expand(scoring, &child, key, known, depth - 1, floor, beta)
+            } else {
+                let (v, sure) = self.expand(scoring, &child, key, known, depth - 1, -beta, -floor);
                 (-v, sure)
             };
             if value > best {
@@ -630,7 +764,12 @@ impl<'a> Solver<'a> {
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
             self.path.clear();
-            g = self.exact(scoring, position, beta - 1, beta)?;
+            g = match self.memo {
+                Memos::Shared(_) if self.threads > 1 => {
+                    self.test_on_cores(scoring, position, beta)?
+                }
+                _ => self.exact(scoring, position, beta - 1, beta)?,
+            };
             if g < beta {
                 upper = g;
             } else {
@@ -679,10 +818,6 @@ impl<'a> Solver<'a> {
         mut alpha: i32,
         mut beta: i32,
     ) -> Result<i32, Stop> {
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            return Err(Stop::Budget);
-        }
         let home = scoring.home_term(position);
         if let Some((lower, upper)) = stones_left(scoring, position) {
             // Not a bound worth keeping: it costs nothing to find again.
@@ -704,6 +839,14 @@ impl<'a> Solver<'a> {
             }
             alpha = alpha.max(lower);
             beta = beta.min(upper);
+        }
+        // Counted as Irving's program counts: positions whose moves are
+        // generated (those cut off above were not).
+        self.nodes += 1;
+        if self.nodes > self.budget
+            || (self.cancel.as_ref()).is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(Stop::Budget);
         }
         if let Some(key) = key {
             self.path.push(position, key);
@@ -764,56 +907,56 @@ impl<'a> Solver<'a> {
             let mut child = *position;
             child.play_unchecked(pit);
             let same = child.to_move() == position.to_move();
-            let mut probe = (None, None);
-            // The child's value for this mover if settled, else a bound on
-            // it from the memo (kept for its search).
-            let bound = match self.settled(scoring, &child) {
-                Some(v) => Some(relative(position, &child, v)),
+            // The child's bounds for this mover: its value if settled,
+            // else what the memo and the stones left say (Irving's peek).
+            let (lower, upper) = match self.settled(scoring, &child) {
+                Some(v) => {
+                    let v = relative(position, &child, v);
+                    (v, v)
+                }
                 None => {
                     let home = scoring.home_term(&child);
-                    probe.0 = Key::of(&child);
-                    if let Some(key) = probe.0 {
+                    let key = Key::of(&child);
+                    if let Some(key) = key {
                         // A child on the path is a cycle: never cut off by
                         // what the memo knows of it.
                         if self.path.holds(&child, key) {
                             return Err(Stop::Cycle);
                         }
                     }
-                    probe.1 = probe.0.and_then(|k| self.memo.get(k));
-                    // Searched in order of what the move gains for the
-                    // store (after the memo's best and the free turns):
-                    // a gain is most often the best move.
-                    let gain = relative(position, &child, home);
-                    if count < open.len() {
-                        open[count] = Some((pit, child, same, probe, gain));
+                    let known = key.and_then(|k| self.memo.get(k));
+                    // For the child's own mover first.
+                    let (mut lo, mut hi) = stones_left(scoring, &child).unwrap_or((-INF, INF));
+                    if let Some(known) = known {
+                        lo = lo.max(known.lower.map_or(-INF, |v| v + home));
+                        hi = hi.min(known.upper.map_or(INF, |v| v + home));
+                    }
+                    let (lo, hi) = if same { (lo, hi) } else { (-hi, -lo) };
+                    // Neither bound decides: searched, in order of what the
+                    // move gains for the store (after the memo's best and
+                    // the free turns): a gain is most often the best move.
+                    if lo < beta && hi > alpha && lo < hi && count < open.len() {
+                        let gain = relative(position, &child, home);
+                        open[count] = Some((pit, child, same, (key, known), gain));
                         count += 1;
                     }
-                    let known = probe.1;
-                    let bound = if same {
-                        known.and_then(|k| k.lower)
-                    } else {
-                        known.and_then(|k| k.upper)
-                    };
-                    // The stones left bound it too: every one won, or lost.
-                    let futile = stones_left(scoring, &child).map(|(lo, hi)| match same {
-                        true => lo,
-                        false => -hi,
-                    });
-                    let bound = bound.map(|v| relative(position, &child, v + home));
-                    match (bound, futile) {
-                        (Some(b), Some(f)) => Some(b.max(f)),
-                        (b, f) => b.or(f),
-                    }
+                    (lo, hi)
                 }
             };
-            if let Some(v) = bound {
-                if v > best {
-                    (best, best_pit) = (v, Some(pit.index()));
-                }
-                alpha = alpha.max(v);
-                if alpha >= beta {
-                    return Ok((best, best_pit));
-                }
+            // A lower bound that cuts off (or raises alpha: the child is
+            // searched above it), or an upper bound that leaves the child
+            // unsearched, its fail-soft value.
+            let v = if lower < beta && upper <= alpha {
+                upper
+            } else {
+                lower
+            };
+            if v > best {
+                (best, best_pit) = (v, Some(pit.index()));
+            }
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                return Ok((best, best_pit));
             }
         }
         // Stable: the memo's best first, then the free turns, kept ahead.
@@ -823,6 +966,11 @@ impl<'a> Solver<'a> {
                 .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
         }));
         open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.4))));
+        // The second of two threads on one search: the root's moves from
+        // the last (the path holds the root alone).
+        if self.turn % 2 == 1 && self.path.len() == 1 {
+            open[..count].reverse();
+        }
         for &(pit, child, same, probe, _) in open[..count].iter().flatten() {
             let value = if same {
                 self.unsettled(scoring, &child, probe, alpha, beta)?

@@ -152,13 +152,25 @@ fn check_rules(rules: Rules, table_stones: usize, most: usize, samples: u32) {
         // And after iterative deepening: its horizon's values order the
         // moves, never decide the value. Also with no tables (the horizon
         // then reached far more often) and a memo replacing all the time.
-        for (with, megabytes) in [(Some(&tables), 16), (None, 16), (Some(&tables), 0)] {
+        // And on two or three threads over one shared memo (a small one too).
+        for (with, megabytes, threads) in [
+            (Some(&tables), 16, 1),
+            (None, 16, 1),
+            (Some(&tables), 0, 1),
+            (Some(&tables), 16, 2),
+            (None, 0, 3),
+        ] {
             let deepened = Solver::with_memory(with, 1_000_000, megabytes)
                 .unwrap()
                 .deepening()
+                .on_cores(threads)
                 .value(&position);
             prop_assert_eq!(deepened, Some(truth), "{:?}", position);
         }
+        let shared = Solver::new(Some(&tables), 1_000_000)
+            .on_cores(2)
+            .value(&position);
+        prop_assert_eq!(shared, Some(truth), "{:?}", position);
         // The stones left bound the value (see stones_left).
         if let Some((lower, upper)) = super::search::stones_left(scoring, &position) {
             prop_assert!(lower <= truth && truth <= upper, "{:?}", position);
