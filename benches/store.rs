@@ -672,13 +672,19 @@ fn queued_moves(root: &Path, bin: &Path, moves: u64, rounds: usize) {
     let base = root.join("target/bench-stores/queued");
     let template = base.join("template");
     let (mails, expected) = queue(&template, games, per_game);
+    let queue = Queue {
+        base,
+        template,
+        mails,
+        expected,
+    };
     let old = folder_store_referee(root);
     if let Err(why) = &old {
         println!("\nno folder store figures: its referee could not be built: {why}");
     }
     println!(
         "\n{} queued moves over {games} games (Wari), mails a second, the median of {rounds} rounds:",
-        mails.len()
+        queue.mails.len()
     );
     println!(
         "  {:<12} {:>12} {:>14}",
@@ -688,12 +694,9 @@ fn queued_moves(root: &Path, bin: &Path, moves: u64, rounds: usize) {
         let mut db_rates = Vec::new();
         let mut old_rates = Vec::new();
         for round in 0..rounds {
-            let on_db = || db_rate(bin, &base, &template, &mails, &expected, processes);
-            let on_folder = || {
-                (old.as_ref().ok()).map(|old_bin| {
-                    folder_rate(old_bin, &base, &template, &mails, &expected, processes)
-                })
-            };
+            let on_db = || db_rate(bin, &queue, processes);
+            let on_folder =
+                || (old.as_ref().ok()).map(|old_bin| folder_rate(old_bin, &queue, processes));
             if round % 2 == 0 {
                 db_rates.push(on_db());
                 old_rates.extend(on_folder());
@@ -708,6 +711,15 @@ fn queued_moves(root: &Path, bin: &Path, moves: u64, rounds: usize) {
     }
 }
 
+/// The queued mails, the folder store they go to (and its database
+/// copies beside), and the turns each game has once they are handled.
+struct Queue {
+    base: PathBuf,
+    template: PathBuf,
+    mails: Vec<Queued>,
+    expected: Vec<(GameId, usize)>,
+}
+
 fn median(rates: &mut [f64]) -> Option<f64> {
     rates.sort_by(f64::total_cmp);
     rates.get(rates.len() / 2).copied()
@@ -715,14 +727,13 @@ fn median(rates: &mut [f64]) -> Option<f64> {
 
 /// The queue drained on a database the folder store was imported into
 /// (as an operator moves in), each game's turns then checked.
-fn db_rate(
-    bin: &Path,
-    base: &Path,
-    template: &Path,
-    mails: &[Queued],
-    expected: &[(GameId, usize)],
-    processes: usize,
-) -> f64 {
+fn db_rate(bin: &Path, queue: &Queue, processes: usize) -> f64 {
+    let Queue {
+        base,
+        template,
+        mails,
+        expected,
+    } = queue;
     let db = base.join(format!("db-{processes}.db"));
     for end in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{end}", db.display()));
@@ -740,14 +751,13 @@ fn db_rate(
 
 /// The queue drained on a copy of the folder store, its index built
 /// before the clock starts, each game's turns then checked.
-fn folder_rate(
-    old_bin: &Path,
-    base: &Path,
-    template: &Path,
-    mails: &[Queued],
-    expected: &[(GameId, usize)],
-    processes: usize,
-) -> f64 {
+fn folder_rate(old_bin: &Path, queue: &Queue, processes: usize) -> f64 {
+    let Queue {
+        base,
+        template,
+        mails,
+        expected,
+    } = queue;
     let dir = base.join(format!("folder-{processes}"));
     let _ = std::fs::remove_dir_all(&dir);
     let copied = Command::new("cp")
