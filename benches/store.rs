@@ -728,21 +728,15 @@ fn median(rates: &mut [f64]) -> Option<f64> {
 /// The queue drained on a database the folder store was imported into
 /// (as an operator moves in), each game's turns then checked.
 fn db_rate(bin: &Path, queue: &Queue, processes: usize) -> f64 {
-    let Queue {
-        base,
-        template,
-        mails,
-        expected,
-    } = queue;
-    let db = base.join(format!("db-{processes}.db"));
+    let db = queue.base.join(format!("db-{processes}.db"));
     for end in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{end}", db.display()));
     }
     let db_arg = db.to_str().unwrap();
-    Store::import(template, db_arg).expect("the import");
-    let rate = drain(bin, db_arg, mails, processes);
+    Store::import(&queue.template, db_arg).expect("the import");
+    let rate = drain(bin, db_arg, &queue.mails, processes);
     let store = Store::open(&db).expect("the store");
-    for (id, turns) in expected {
+    for (id, turns) in &queue.expected {
         let record = store.load_game(id).unwrap().expect("a queued game");
         assert_eq!(record.turns.len(), *turns, "game {id} on the database");
     }
@@ -752,17 +746,11 @@ fn db_rate(bin: &Path, queue: &Queue, processes: usize) -> f64 {
 /// The queue drained on a copy of the folder store, its index built
 /// before the clock starts, each game's turns then checked.
 fn folder_rate(old_bin: &Path, queue: &Queue, processes: usize) -> f64 {
-    let Queue {
-        base,
-        template,
-        mails,
-        expected,
-    } = queue;
-    let dir = base.join(format!("folder-{processes}"));
+    let dir = queue.base.join(format!("folder-{processes}"));
     let _ = std::fs::remove_dir_all(&dir);
     let copied = Command::new("cp")
         .arg("-r")
-        .arg(template)
+        .arg(&queue.template)
         .arg(&dir)
         .status()
         .expect("cp");
@@ -777,8 +765,8 @@ fn folder_rate(old_bin: &Path, queue: &Queue, processes: usize) -> f64 {
         "{}",
         String::from_utf8_lossy(&warm.stderr)
     );
-    let rate = drain(old_bin, dir_arg, mails, processes);
-    for (id, turns) in expected {
+    let rate = drain(old_bin, dir_arg, &queue.mails, processes);
+    for (id, turns) in &queue.expected {
         assert_eq!(
             folder_turns(&dir, id),
             *turns,
