@@ -578,6 +578,10 @@ fn queue(dir: &Path, games: u64, per_game: usize) -> (Vec<Queued>, Vec<(GameId, 
 /// turn, as its players send them (each waits for the reply to the last):
 /// a later move overtaking an earlier one would be refused, not timed.
 fn drain(bin: &Path, store: &str, mails: &[Queued], processes: usize) -> f64 {
+    // What the last run (or the copy of the store) left to write goes to
+    // the disk first: its writeback would otherwise fall on this run's syncs.
+    let synced = Command::new("sync").status().expect("sync");
+    assert!(synced.success());
     let started = Instant::now();
     std::thread::scope(|scope| {
         for worker in 0..processes {
