@@ -4,7 +4,7 @@
 # the answer the solution file records (its first line starting {"exact").
 #
 #   boards/solutions/reproduce.sh quick            # under a minute of CPU: kalah-small (to 4x4, 5x3, 6x2), waurie-2 on the shipped tables
-#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture
+#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5
 #   boards/solutions/reproduce.sh all              # every one: hours (mankala-3's tables alone ~30 min)
 #
 # Tables go to $TABLES (default /var/tmp/mancala-tables); the binary is
@@ -133,6 +133,7 @@ run() {
     kalah-4) two_tables kalah-4 kalah 4 4096 18 16 ;;
     kalah-4-empty-capture) two_tables kalah-4-empty-capture kalah 4 4096 18 16 --variant empty-capture ;;
     kalah-5-empty-capture) value_alone kalah-5-empty-capture 5 empty-capture ;;
+    kalah-5) value_alone kalah-5 5 "" ;;
     *)
         echo "reproduce.sh: no solution '$1'" >&2
         exit 2
@@ -142,7 +143,7 @@ run() {
 
 case ${1:-quick} in
 quick) set -- kalah-small-quick waurie-2-quick ;;
-all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture ;;
+all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5 ;;
 esac
 for name in "$@"; do run "$name"; done
 exit $failed

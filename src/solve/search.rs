@@ -162,7 +162,7 @@ impl<'a> Solver<'a> {
 
     /// Has [`Solver::value`] deepen iteratively first, as Irving's program
     /// does ([`Solver::deepened`]): fewer positions for Kalah (6,5) and
-    /// (6,4) on tables to 13, more for (6,4) on tables to 23, whose search
+    /// (6,4) on tables to 13, more for (6,4) on tables to 18 and 23, whose search
     /// is short beside the passes (docs/perfect-play.md).
     pub fn deepening(mut self) -> Solver<'a> {
         self.deepen = true;
