@@ -508,12 +508,7 @@ impl<'a> Solver<'a> {
                 count += 1;
             }
         }
-        let first = usize::from(known_best.is_some_and(|b| {
-            open[..count]
-                .first()
-                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
-        }));
-        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.3))));
+        search_order(&mut open[..count], known_best, |o| (o.0, o.2, o.3));
         let (mut best, mut best_pit, mut resolved) = (-INF, None, true);
         let mut floor = alpha;
         let mut searched = [None; 8];
@@ -959,13 +954,7 @@ impl<'a> Solver<'a> {
                 return Ok((best, best_pit));
             }
         }
-        // Stable: the memo's best first, then the free turns, kept ahead.
-        let first = usize::from(known_best.is_some_and(|b| {
-            open[..count]
-                .first()
-                .is_some_and(|o| o.is_some_and(|o| o.0.index() == b))
-        }));
-        open[first..count].sort_by_key(|o| o.map(|o| (!o.2, std::cmp::Reverse(o.4))));
+        search_order(&mut open[..count], known_best, |o| (o.0, o.2, o.4));
         // The second of two threads on one search: the root's moves from
         // the last (the path holds the root alone).
         if self.turn % 2 == 1 && self.path.len() == 1 {
@@ -1114,6 +1103,27 @@ fn heuristic(position: &Position) -> i32 {
         }
         _ => (i32::from(position.store(mover)) - i32::from(position.store(mover.other()))) * 100,
     }
+}
+
+/// Orders the children left to search: the memo's best first (where
+/// [`ordered`] put it), then the free turns, then by what the move gains
+/// for the store (a gain is most often the best move); stable, so ties
+/// keep [`ordered`]'s order. `parts` reads a child's pit, whether its
+/// mover moves again, and its gain.
+fn search_order<T: Copy>(
+    open: &mut [Option<T>],
+    known_best: Option<u8>,
+    parts: impl Fn(T) -> (Pit, bool, i32),
+) {
+    let first = usize::from(known_best.is_some_and(|b| {
+        (open.first()).is_some_and(|o| o.is_some_and(|o| parts(o).0.index() == b))
+    }));
+    open[first..].sort_by_key(|o| {
+        o.map(|o| {
+            let (_, same, gain) = parts(o);
+            (!same, std::cmp::Reverse(gain))
+        })
+    });
 }
 
 /// Moves in a good order for cut-offs: the best one known first, then

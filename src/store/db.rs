@@ -198,9 +198,9 @@ mod lite {
             .map_err(error)?;
         // WAL: readers beside the writer. NORMAL: a commit does not sync
         // under the write lock; `sync` does, after it, before any reply
-        // the commit owes is sent (so referees' syncs overlap). Turning a new file to WAL while
-        // another referee opens it may be refused at once, not waited for:
-        // tried again for a while.
+        // the commit owes is sent (so referees' syncs overlap). Turning a
+        // new file to WAL while another referee opens it may be refused at
+        // once, not waited for: tried again for a while.
         let mut tries = 0;
         loop {
             match conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 100;") {
