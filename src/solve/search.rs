@@ -498,10 +498,7 @@ impl<'a> Solver<'a> {
         let known_best = known.and_then(|k| k.best);
         let mut open = [None; 8];
         let mut count = 0;
-        for pit in ordered(position, known_best) {
-            let mut child = *position;
-            child.play_unchecked(pit);
-            let same = child.to_move() == position.to_move();
+        for (pit, child, same) in moves(position, known_best) {
             let gain = relative(position, &child, scoring.home_term(&child));
             if count < open.len() {
                 open[count] = Some((pit, child, same, gain));
@@ -898,10 +895,7 @@ impl<'a> Solver<'a> {
         // At most one child a pit, and no board has more than 8 pits a row.
         let mut open = [None; 8];
         let mut count = 0;
-        for pit in ordered(position, known_best) {
-            let mut child = *position;
-            child.play_unchecked(pit);
-            let same = child.to_move() == position.to_move();
+        for (pit, child, same) in moves(position, known_best) {
             // The child's bounds for this mover: its value if settled,
             // else what the memo and the stones left say (Irving's peek).
             let (lower, upper) = match self.settled(scoring, &child) {
@@ -1103,6 +1097,19 @@ fn heuristic(position: &Position) -> i32 {
         }
         _ => (i32::from(position.store(mover)) - i32::from(position.store(mover.other()))) * 100,
     }
+}
+
+/// Each of `position`'s moves in [`ordered`]'s order, with the position
+/// it makes and whether its mover moves again.
+fn moves(
+    position: &Position,
+    known_best: Option<u8>,
+) -> impl Iterator<Item = (Pit, Position, bool)> + '_ {
+    ordered(position, known_best).map(move |pit| {
+        let mut child = *position;
+        child.play_unchecked(pit);
+        (pit, child, child.to_move() == position.to_move())
+    })
 }
 
 /// Orders the children left to search: the memo's best first (where
