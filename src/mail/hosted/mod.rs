@@ -90,29 +90,30 @@ impl HostedReferee {
                 games.push(game);
             }
         }
-        // The owner's key is mailed to the owner alone: in another's mail
-        // (a copy forwarded, quoted) it is the owner's to act on, not theirs.
         let keyed = verified.clone().or(match games.as_slice() {
             [one] => Some(one.clone()),
             _ => None,
         });
-        if let Some((id, side)) = keyed.filter(|_| !self.identity.is_own(&from.address)) {
-            let record = self.store.load_game(&id)?;
-            if record.is_some_and(|r| self.owner_invited(&r, side)) {
-                return Ok(Report::ignored("the owner's key, in another's mail"));
-            }
+        // The game a key names, loaded once for all that follows.
+        let Some((id, side)) = keyed else {
+            return match games.as_slice() {
+                // A `games` answer quoted, and a move: which game is not ours to pick.
+                [_, _, ..] if about_one_game(letter) => {
+                    let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
+                    let refusal = Refusal::SeveralGames(ids.join(", "));
+                    self.refuse_keyless(secrets, letter, from, &refusal)
+                }
+                _ => self.keyless(secrets, letter, from),
+            };
+        };
+        let record = self.store.load_game(&id)?;
+        // The owner's key is mailed to the owner alone: in another's mail
+        // (a copy forwarded, quoted) it is the owner's to act on, not theirs.
+        let owners = record.as_ref().is_some_and(|r| self.owner_invited(r, side));
+        if owners && !self.identity.is_own(&from.address) {
+            return Ok(Report::ignored("the owner's key, in another's mail"));
         }
-        match (verified, games.as_slice()) {
-            (Some((id, side)), _) => self.in_game(secrets, letter, from, id, side),
-            (None, [(id, side)]) => self.in_game(secrets, letter, from, id.clone(), *side),
-            // A `games` answer quoted, and a move: which game is not ours to pick.
-            (None, [_, _, ..]) if about_one_game(letter) => {
-                let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
-                let refusal = Refusal::SeveralGames(ids.join(", "));
-                self.refuse_keyless(secrets, letter, from, &refusal)
-            }
-            _ => self.keyless(secrets, letter, from),
-        }
+        self.in_game(secrets, letter, from, (id, side), record)
     }
 }
 
@@ -215,20 +216,16 @@ impl HostedReferee {
         secrets: &Secrets,
         letter: &Letter,
         from: &Mailbox,
-        id: GameId,
-        side: Side,
+        (id, side): (GameId, Side),
+        record: Option<GameRecord>,
     ) -> Result<Report, DeliveryError> {
         if letter.new_game().is_some() && letter.move_lines.is_empty() {
             // A new game from a keyed mail: the key vouches for the sender.
-            let record = self.store.load_game(&id)?;
-            if let Some(inviter) = record
-                .as_ref()
-                .and_then(|r| mailbox_of(&player_of(r, side)))
-            {
+            if let Some(inviter) = (record.as_ref()).and_then(|r| mailbox_of(&player_of(r, side))) {
                 return self.propose_new(secrets, letter, &inviter, true);
             }
         }
-        let Some(record) = self.store.load_game(&id)? else {
+        let Some(record) = record else {
             return self.refuse_keyless(secrets, letter, from, &Refusal::NoGame(id.to_string()));
         };
         let hosted = HostedGame::new(record).map_err(|e| corrupt(&self.store, &id, e))?;
