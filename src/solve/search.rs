@@ -325,14 +325,17 @@ impl<'a> Solver<'a> {
         if let Some(v) = self.settled(scoring, position) {
             return Some(v);
         }
-        let guess = (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32;
         if self.threads > 1 {
             // The memo the threads share, from the start: deepening fills it.
             self.memo.shared();
         }
+        // Deepening's first pass starts from the homes' difference, as
+        // Irving's does: a search for a first guess would cost more.
         let guess = match scoring {
-            Scoring::Margin if self.deepen => self.deepened(scoring, position, guess),
-            _ => guess,
+            Scoring::Margin if self.deepen => {
+                self.deepened(scoring, position, heuristic(position) / 100)
+            }
+            _ => (f64::from(self.limited(position, 6, -INF, INF)) / 100.0).round() as i32,
         };
         self.mtdf(scoring, position, guess, 1).ok()
     }
