@@ -90,7 +90,7 @@ impl HostedReferee {
                 games.push(game);
             }
         }
-        let keyed = verified.clone().or(match games.as_slice() {
+        let keyed = verified.or(match games.as_slice() {
             [one] => Some(one.clone()),
             _ => None,
         });
