@@ -85,6 +85,18 @@ two_tables() {
     done
 }
 
+# kalah_tables_23 VARIANT: Kalah's tables to 23 stones in pits in
+# $tables/23, built to 18, then extended (as the files' runs: ~10 min of CPU).
+kalah_tables_23() {
+    local variant=$1 args=()
+    [ -n "$variant" ] && args=(--variant "$variant")
+    local table=kalah${variant:+-$variant}.tables
+    tables_to kalah 18 "${args[@]}"
+    mkdir -p "$tables/23"
+    [ -e "$tables/23/$table" ] || cp "$tables/18/$table" "$tables/23/$table"
+    tables_to kalah 23 "${args[@]}"
+}
+
 # value_alone NAME STONES VARIANT: the start's value alone (the solve
 # bench's MANCALA_VALUE, iterative deepening first, an 8 GB memo) on tables
 # to 23 stones in pits, against the file's line "the value Some(V)"; then
@@ -93,20 +105,37 @@ value_alone() {
     local name=$1 stones=$2 variant=$3 want got deepening
     local file=$solutions/$name.txt
     want=$(grep -m1 '^the value Some' "$file" | sed 's/:.*//')
-    local args=()
-    [ -n "$variant" ] && args=(--variant "$variant")
-    # To 18, then extended to 23 (as the file's run: ~10 min of CPU).
-    local table=kalah${variant:+-$variant}.tables
-    tables_to kalah 18 "${args[@]}"
-    mkdir -p "$tables/23"
-    [ -e "$tables/23/$table" ] || cp "$tables/18/$table" "$tables/23/$table"
-    tables_to kalah 23 "${args[@]}"
+    kalah_tables_23 "$variant"
     for deepening in 1 0; do
         [ "$deepening" = 0 ] && ! grep -q 'MANCALA_DEEPENING=0' "$file" && continue
         got=$(env MANCALA_VALUE="$stones" ${variant:+MANCALA_VARIANT="$variant"} \
             MANCALA_TABLES="$tables/23" MANCALA_MEMORY=8192 MANCALA_DEEPENING=$deepening \
             cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
         check "$name" "value alone, deepening $deepening" "$want" "$got"
+    done
+}
+
+# two_bounds NAME STONES VARIANT: the value V of the file's line "the value
+# Some(V)" by two bound proofs (`solve --at-least`, the first moves shared
+# out over both cores, an 8 GB memo) on tables to 23 stones in pits: at
+# least V on some first move, then every first move at most V.
+two_bounds() {
+    local name=$1 stones=$2 variant=$3 want at_least got
+    local file=$solutions/$name.txt
+    want=$(grep -m1 '^the value Some' "$file" | sed 's/^the value Some(\(-*[0-9]*\)).*/\1/')
+    local args=()
+    [ -n "$variant" ] && args=(--variant "$variant")
+    kalah_tables_23 "$variant"
+    for at_least in "$want" "$((want + 1))"; do
+        got=$("$bin" new kalah --stones "$stones" "${args[@]}" |
+            "$bin" solve - --json --at-least "$at_least" --tables "$tables/23" \
+                --memory 8192 --nodes 100000000000000 |
+            grep -m1 '^{"bound"' | sed 's/^{"bound":\({[^}]*}\).*/\1/')
+        if [ "$at_least" = "$want" ]; then
+            check "$name" "--at-least $at_least" "{\"at_least\":$want}" "$got"
+        else
+            check "$name" "--at-least $at_least" "{\"at_most\":$want}" "$got"
+        fi
     done
 }
 
@@ -133,7 +162,10 @@ run() {
     kalah-4) two_tables kalah-4 kalah 4 4096 18 16 ;;
     kalah-4-empty-capture) two_tables kalah-4-empty-capture kalah 4 4096 18 16 --variant empty-capture ;;
     kalah-5-empty-capture) value_alone kalah-5-empty-capture 5 empty-capture ;;
-    kalah-5) value_alone kalah-5 5 "" ;;
+    kalah-5)
+        value_alone kalah-5 5 ""
+        two_bounds kalah-5 5 ""
+        ;;
     *)
         echo "reproduce.sh: no solution '$1'" >&2
         exit 2
