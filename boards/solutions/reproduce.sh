@@ -161,7 +161,10 @@ run() {
     mankala-3) two_tables mankala-3 mankala 3 8192 24 20 ;;
     kalah-4) two_tables kalah-4 kalah 4 4096 18 16 ;;
     kalah-4-empty-capture) two_tables kalah-4-empty-capture kalah 4 4096 18 16 --variant empty-capture ;;
-    kalah-5-empty-capture) value_alone kalah-5-empty-capture 5 empty-capture ;;
+    kalah-5-empty-capture)
+        value_alone kalah-5-empty-capture 5 empty-capture
+        two_bounds kalah-5-empty-capture 5 empty-capture
+        ;;
     kalah-5)
         value_alone kalah-5 5 ""
         two_bounds kalah-5 5 ""
