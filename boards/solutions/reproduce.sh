@@ -4,7 +4,7 @@
 # the answer the solution file records (its first line starting {"exact").
 #
 #   boards/solutions/reproduce.sh quick            # under a minute of CPU: kalah-small (to 4x4, 5x3, 6x2), waurie-2 on the shipped tables
-#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5
+#   boards/solutions/reproduce.sh NAME...          # kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5 mankala-4-bounds
 #   boards/solutions/reproduce.sh all              # every one: hours (mankala-3's tables alone ~30 min)
 #
 # Tables go to $TABLES (default /var/tmp/mancala-tables); the binary is
@@ -97,6 +97,24 @@ kalah_tables_23() {
     tables_to kalah 23 "${args[@]}"
 }
 
+# bounds NAME RULESET STONES FIRST SECOND: each `bound` line of NAME's file
+# (`bound MOVE V BOUND`: the start after MOVE, or the start itself for -,
+# tested `--at-least V`, proving BOUND for its mover) proven again on tables
+# to FIRST stones in pits, then on tables to SECOND (other positions).
+bounds() {
+    local name=$1 ruleset=$2 stones=$3 n move v want got
+    for n in "$4" "$5"; do
+        tables_to "$ruleset" "$n"
+        while read -r move v want; do
+            got=$("$bin" new "$ruleset" --stones "$stones" |
+                if [ "$move" = - ]; then cat; else "$bin" move - "$move"; fi |
+                "$bin" solve - --json --at-least "$v" --tables "$tables/$n" \
+                    --memory 1024 --nodes 1000000000000 | grep -o '"bound":{[^}]*}')
+            check "$name" "after ${move/-/nothing}, at least $v, tables to $n" "\"bound\":$want" "$got"
+        done < <(sed -n 's/^bound //p' "$solutions/$name.txt")
+    done
+}
+
 # value_alone NAME STONES VARIANT: the start's value alone (the solve
 # bench's MANCALA_VALUE, iterative deepening first, an 8 GB memo) on tables
 # to 23 stones in pits, against the file's line "the value Some(V)"; then
@@ -169,6 +187,7 @@ run() {
         value_alone kalah-5 5 ""
         two_bounds kalah-5 5 ""
         ;;
+    mankala-4-bounds) bounds mankala-4 mankala 4 20 18 ;;
     *)
         echo "reproduce.sh: no solution '$1'" >&2
         exit 2
@@ -178,7 +197,7 @@ run() {
 
 case ${1:-quick} in
 quick) set -- kalah-small-quick waurie-2-quick ;;
-all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5 ;;
+all) set -- kalah-small waurie-2 waurie-3 mankala-3 kalah-4 kalah-4-empty-capture kalah-5-empty-capture kalah-5 mankala-4-bounds ;;
 esac
 for name in "$@"; do run "$name"; done
 exit $failed
