@@ -97,6 +97,15 @@ kalah_tables_23() {
     tables_to kalah 23 "${args[@]}"
 }
 
+# bound_test V SOLVE_ARGS...: the sheet on standard input tested
+# `solve --at-least V`: the bound proven, {"at_least":V} or {"at_most":V-1}.
+bound_test() {
+    local v=$1
+    shift
+    "$bin" solve - --json --at-least "$v" --nodes 100000000000000 "$@" |
+        grep -m1 -o '^{"bound":{[^}]*}' | sed 's/^{"bound"://'
+}
+
 # bounds NAME RULESET STONES FIRST SECOND: each `bound` line of NAME's file
 # (`bound MOVE V BOUND`: the start after MOVE, or the start itself for -,
 # tested `--at-least V`, proving BOUND for its mover) proven again on tables
@@ -108,9 +117,8 @@ bounds() {
         while read -r move v want; do
             got=$("$bin" new "$ruleset" --stones "$stones" |
                 if [ "$move" = - ]; then cat; else "$bin" move - "$move"; fi |
-                "$bin" solve - --json --at-least "$v" --tables "$tables/$n" \
-                    --memory 1024 --nodes 1000000000000 | grep -o '"bound":{[^}]*}')
-            check "$name" "after ${move/-/nothing}, at least $v, tables to $n" "\"bound\":$want" "$got"
+                bound_test "$v" --tables "$tables/$n" --memory 1024)
+            check "$name" "after ${move/-/nothing}, at least $v, tables to $n" "$want" "$got"
         done < <(sed -n 's/^bound //p' "$solutions/$name.txt")
     done
 }
@@ -146,9 +154,7 @@ two_bounds() {
     kalah_tables_23 "$variant"
     for at_least in "$want" "$((want + 1))"; do
         got=$("$bin" new kalah --stones "$stones" "${args[@]}" |
-            "$bin" solve - --json --at-least "$at_least" --tables "$tables/23" \
-                --memory 8192 --nodes 100000000000000 |
-            grep -m1 '^{"bound"' | sed 's/^{"bound":\({[^}]*}\).*/\1/')
+            bound_test "$at_least" --tables "$tables/23" --memory 8192)
         if [ "$at_least" = "$want" ]; then
             check "$name" "--at-least $at_least" "{\"at_least\":$want}" "$got"
         else
