@@ -16,6 +16,7 @@
 //! a memo in shards ([`Shards`]), each shard a table behind its own lock.
 
 use std::collections::TryReserveError;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::engine::Position;
@@ -429,10 +430,15 @@ impl Memos {
 pub struct Shards {
     shards: Vec<Mutex<Memo>>,
     most_bytes: usize,
+    /// The positions some thread is searching now, a key's hash a slot
+    /// (0 for none), so that another thread can take a sibling first
+    /// (simplified ABDADA): a clash only defers a move, never skips it.
+    busy: Vec<AtomicU64>,
 }
 
 impl Shards {
     const COUNT: usize = 256;
+    const BUSY: usize = 1 << 16;
 
     /// Shards holding at most `entries` entries in all, each growing as
     /// [`Memo::growing`].
@@ -444,7 +450,31 @@ impl Shards {
             .iter()
             .map(|s| s.lock().map_or(0, |m| m.most_bytes()))
             .sum();
-        Shards { shards, most_bytes }
+        let busy = (0..Shards::BUSY).map(|_| AtomicU64::new(0)).collect();
+        Shards {
+            shards,
+            most_bytes,
+            busy,
+        }
+    }
+
+    /// Whether another thread is searching `key` now.
+    pub fn is_busy(&self, key: Key) -> bool {
+        let h = key.hash() | 1;
+        self.busy[h as usize % Shards::BUSY].load(Ordering::Relaxed) == h
+    }
+
+    /// Marks `key` searched by this thread until [`Shards::done`].
+    pub fn start(&self, key: Key) {
+        let h = key.hash() | 1;
+        self.busy[h as usize % Shards::BUSY].store(h, Ordering::Relaxed);
+    }
+
+    /// Unmarks `key`, unless another position took its slot since.
+    pub fn done(&self, key: Key) {
+        let h = key.hash() | 1;
+        let slot = &self.busy[h as usize % Shards::BUSY];
+        let _ = slot.compare_exchange(h, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     fn of(&self, key: Key) -> MutexGuard<'_, Memo> {

@@ -93,9 +93,6 @@ pub struct Solver<'a> {
     /// Set when another thread has answered the search this one helps
     /// with ([`Solver::value`] on several cores): it stops then.
     cancel: Option<Arc<AtomicBool>>,
-    /// Which of the threads sharing a search this is: the second searches
-    /// the root's moves in reverse, so the two meet in the middle.
-    turn: usize,
 }
 
 /// Where a long solve reports its steps.
@@ -105,6 +102,9 @@ pub(super) const INF: i32 = 100_000;
 
 /// The deepest pass of [`Solver::deepened`], in sowings (Irving's 30).
 const DEEPENING: u32 = 29;
+
+/// How far from the root threads sharing a search mark what they search.
+const BUSY_PLIES: usize = 24;
 
 impl<'a> Solver<'a> {
     /// A solver using `tables` (if any) that gives up exactness after
@@ -145,7 +145,6 @@ impl<'a> Solver<'a> {
             threads: 1,
             deepen: false,
             cancel: None,
-            turn: 0,
         }
     }
 
@@ -342,7 +341,7 @@ impl<'a> Solver<'a> {
 
     /// One null-window search of `position` (is its value at least
     /// `beta`?) on [`Solver::on_cores`]'s threads over one shared memo,
-    /// the second taking the root's moves in reverse (each thread's
+    /// each putting off the moves another is searching (each thread's
     /// positions counted): the first to answer stops the other.
     fn test_on_cores(
         &mut self,
@@ -356,13 +355,12 @@ impl<'a> Solver<'a> {
         let tables = self.tables;
         let each = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.threads)
-                .map(|turn| {
+                .map(|_| {
                     let (shards, cancel) = (shards.clone(), cancel.clone());
                     scope.spawn(move || {
                         let mut solver = Solver::with_memo(tables, budget, Memo::growing(0));
                         solver.memo = Memos::Shared(shards);
                         solver.cancel = Some(cancel.clone());
-                        solver.turn = turn;
                         let result = solver.exact(scoring, position, beta - 1, beta);
                         if result.is_ok() {
                             cancel.store(true, Ordering::Relaxed);
@@ -952,23 +950,47 @@ impl<'a> Solver<'a> {
             }
         }
         search_order(&mut open[..count], known_best, |o| (o.0, o.2, o.4));
-        // The second of two threads on one search: the root's moves from
-        // the last (the path holds the root alone).
-        if self.turn % 2 == 1 && self.path.len() == 1 {
-            open[..count].reverse();
-        }
-        for &(pit, child, same, probe, _) in open[..count].iter().flatten() {
-            let value = if same {
-                self.unsettled(scoring, &child, probe, alpha, beta)?
-            } else {
-                -self.unsettled(scoring, &child, probe, -beta, -alpha)?
-            };
-            if value > best {
-                (best, best_pit) = (value, Some(pit.index()));
-            }
-            alpha = alpha.max(value);
-            if alpha >= beta {
-                break;
+        // Threads sharing one search part ways near its root: a move (but
+        // the first) that another thread is searching is put off till the
+        // others are done (simplified ABDADA). Deeper, marking costs more
+        // than the work it spares.
+        let shared = match &self.memo {
+            Memos::Shared(shards) if self.path.len() <= BUSY_PLIES => Some(shards.clone()),
+            _ => None,
+        };
+        let mut put_off = [false; 8];
+        for pass in 0..2 {
+            for (i, open) in open[..count].iter().enumerate() {
+                let Some((pit, child, same, probe, _)) = *open else {
+                    continue;
+                };
+                let mark = shared.as_ref().zip(probe.0);
+                if pass == 1 && !put_off[i] {
+                    continue;
+                }
+                if let Some((shards, key)) = mark {
+                    if pass == 0 && i > 0 && shards.is_busy(key) {
+                        put_off[i] = true;
+                        continue;
+                    }
+                    shards.start(key);
+                }
+                let value = if same {
+                    self.unsettled(scoring, &child, probe, alpha, beta)
+                } else {
+                    self.unsettled(scoring, &child, probe, -beta, -alpha).map(|v| -v)
+                };
+                if let Some((shards, key)) = mark {
+                    shards.done(key);
+                }
+                let value = value?;
+                if value > best {
+                    (best, best_pit) = (value, Some(pit.index()));
+                }
+                alpha = alpha.max(value);
+                if alpha >= beta {
+                    return Ok((best, best_pit));
+                }
             }
         }
         Ok((best, best_pit))
