@@ -129,7 +129,7 @@ pub fn solve(sheet: &Sheet, json: bool, options: SolveOptions, search: &SearchAr
     if proof_numbers {
         solver = solver.by_proof_numbers();
     }
-    // Every core, as the tables are built: the root's moves shared out.
+    // Every core, as the tables are built: each search on all of them.
     solver = solver.on_cores(mancala::solve::tables::default_threads());
     if verbose {
         let reach = tables.as_ref().map_or("no tables".to_string(), |t| {

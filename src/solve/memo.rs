@@ -13,11 +13,11 @@
 //! Iterative deepening's entries (bounds of a depth-limited search, its
 //! depth where the work goes, flagged by the work byte's top bit) give the
 //! exact search their best move only. Threads searching one position share
-//! a memo in shards ([`Shards`]), each shard a table behind its own lock.
+//! a memo without locks ([`Shared`]).
 
 use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use crate::engine::Position;
 
@@ -160,6 +160,96 @@ fn key_of(slot: u128) -> u128 {
     slot & ((1u128 << KEY_BITS) - 1)
 }
 
+/// What an entry says for a search `depth` deep (see [`Memo::at_depth`]).
+fn at_depth(slot: u128, depth: u8) -> Known {
+    let mut known = Known::unpack(slot);
+    if let Some(horizon) = horizon_of(slot) {
+        known.work = 0;
+        if horizon < depth {
+            (known.lower, known.upper) = (None, None);
+        }
+    }
+    known
+}
+
+fn entry(slot: u128) -> (Known, Option<u8>) {
+    (Known::unpack(slot), horizon_of(slot))
+}
+
+/// The entry a pair holds for `key`.
+fn held(pair: [u128; 2], key: Key) -> Option<u128> {
+    if key.0 == 0 {
+        return None;
+    }
+    pair.into_iter().find(|&slot| key_of(slot) == key.0)
+}
+
+/// The pair with `known` kept for `key`, and whether it filled an empty
+/// slot. The game's bounds (`horizon` none) are the tighter of the new and
+/// any held. A depth-limited search's (`horizon` its depth: see
+/// [`Memo::put_horizon`]) are kept below the game's and below deeper
+/// ones. A key not held goes into its pair, the costlier entry first (a
+/// depth-limited search's the cheapest), the other dropped.
+fn kept(pair: [u128; 2], key: Key, mut known: Known, horizon: Option<u8>) -> ([u128; 2], bool) {
+    let depth = horizon.map(|d| d.min(HORIZON - 1));
+    // Above this, a work would read as a depth-limited search's entry.
+    known.work = match depth {
+        Some(d) => HORIZON | d,
+        None => known.work.min(HORIZON - 1),
+    };
+    if let Some(i) = (0..2).find(|&i| key_of(pair[i]) == key.0) {
+        let mut pair = pair;
+        pair[i] = updated(pair[i], key, known, depth);
+        return (pair, false);
+    }
+    let work = |slot: u128| match slot != 0 && Known::unpack(slot).work & HORIZON == 0 {
+        true => Known::unpack(slot).work,
+        false => 0,
+    };
+    let packed = known.pack(key);
+    let [first, second] = pair;
+    let pair = if first == 0 || work(packed) >= work(first) {
+        // The first entry goes to the costlier; what it held moves down.
+        [packed, first]
+    } else {
+        [first, packed]
+    };
+    (pair, second == 0)
+}
+
+/// `slot`, which holds `key`, with `known` (its work set) kept in it.
+fn updated(slot: u128, key: Key, mut known: Known, depth: Option<u8>) -> u128 {
+    let old = Known::unpack(slot);
+    let Some(depth) = depth else {
+        if horizon_of(slot).is_none() {
+            known.lower = max_bound(known.lower, old.lower);
+            known.upper = min_bound(known.upper, old.upper);
+            known.work = known.work.max(old.work);
+        }
+        known.best = known.best.or(old.best);
+        return known.pack(key);
+    };
+    match horizon_of(slot) {
+        Some(d) if d == depth => {
+            known.lower = max_bound(known.lower, old.lower);
+            known.upper = min_bound(known.upper, old.upper);
+        }
+        Some(d) if d < depth => {}
+        // The game's bounds stay, taking the best move only.
+        None => {
+            let best = known.best.or(old.best);
+            return Known { best, ..old }.pack(key);
+        }
+        // A deeper search's bounds stay.
+        Some(_) => {
+            let best = known.best.or(old.best);
+            known = Known { best, ..old };
+        }
+    }
+    known.work = HORIZON | depth.max(horizon_of(slot).unwrap_or(0));
+    known.pack(key)
+}
+
 /// The table: pairs of entries, the first kept for the most work, the
 /// second always replaced.
 pub struct Memo {
@@ -220,34 +310,19 @@ impl Memo {
     /// the game's bounds, and those of a depth-limited search at least as
     /// deep.
     pub fn at_depth(&self, key: Key, depth: u8) -> Option<Known> {
-        let slot = self.slot(key)?;
-        let mut known = Known::unpack(slot);
-        if let Some(horizon) = horizon_of(slot) {
-            known.work = 0;
-            if horizon < depth {
-                (known.lower, known.upper) = (None, None);
-            }
-        }
-        Some(known)
+        self.slot(key).map(|slot| at_depth(slot, depth))
     }
 
     /// What is held for `key`, as stored: the bounds, best move and
     /// work, with the depth of the depth-limited search behind them (none
     /// for the game's own bounds).
     pub fn entry(&self, key: Key) -> Option<(Known, Option<u8>)> {
-        let slot = self.slot(key)?;
-        Some((Known::unpack(slot), horizon_of(slot)))
+        self.slot(key).map(entry)
     }
 
     fn slot(&self, key: Key) -> Option<u128> {
-        if key.0 == 0 {
-            return None;
-        }
         let at = 2 * key.bucket(self.mask);
-        self.slots[at..at + 2]
-            .iter()
-            .find(|&&slot| key_of(slot) == key.0)
-            .copied()
+        held([self.slots[at], self.slots[at + 1]], key)
     }
 
     /// Keeps bounds found by a search `depth` deep whose horizon was
@@ -255,84 +330,25 @@ impl Memo {
     /// only, never the game's, kept below the game's (an entry holding
     /// those keeps them, and takes only the best move) and below deeper
     /// ones, and the first replaced.
-    pub fn put_horizon(&mut self, key: Key, mut known: Known, depth: u8) {
-        let depth = depth.min(HORIZON - 1);
-        if let Some(i) = self.index_of(key) {
-            let slot = self.slots[i];
-            let old = Known::unpack(slot);
-            match horizon_of(slot) {
-                Some(d) if d == depth => {
-                    known.lower = max_bound(known.lower, old.lower);
-                    known.upper = min_bound(known.upper, old.upper);
-                }
-                Some(d) if d < depth => {}
-                _ => {
-                    // The game's bounds, or a deeper search's, stay.
-                    let best = known.best.or(old.best);
-                    known = Known { best, ..old };
-                    if horizon_of(slot).is_none() {
-                        self.slots[i] = known.pack(key);
-                        return;
-                    }
-                }
-            }
-            known.work = HORIZON | depth.max(horizon_of(slot).unwrap_or(0));
-            self.slots[i] = known.pack(key);
-            return;
-        }
-        known.work = HORIZON | depth;
-        self.insert(key, known);
-    }
-
-    fn index_of(&self, key: Key) -> Option<usize> {
-        let at = 2 * key.bucket(self.mask);
-        (at..at + 2).find(|&i| key_of(self.slots[i]) == key.0)
+    pub fn put_horizon(&mut self, key: Key, known: Known, depth: u8) {
+        self.keep(key, known, Some(depth));
     }
 
     /// Keeps `known` for `key`, the tighter of its bounds and any already held.
-    pub fn put(&mut self, key: Key, mut known: Known) {
-        // Above this, a work would read as a depth-limited search's entry.
-        known.work = known.work.min(HORIZON - 1);
-        if let Some(i) = self.index_of(key) {
-            let slot = self.slots[i];
-            let old = Known::unpack(slot);
-            if horizon_of(slot).is_none() {
-                known.lower = max_bound(known.lower, old.lower);
-                known.upper = min_bound(known.upper, old.upper);
-                known.work = known.work.max(old.work);
-            }
-            if known.best.is_none() {
-                known.best = old.best;
-            }
-            self.slots[i] = known.pack(key);
-        } else {
-            self.insert(key, known);
-        }
+    pub fn put(&mut self, key: Key, known: Known) {
+        self.keep(key, known, None);
     }
 
-    /// A key not held: into its pair, the costlier entry first (a
-    /// depth-limited search's the cheapest), the other dropped.
-    fn insert(&mut self, key: Key, known: Known) {
+    fn keep(&mut self, key: Key, known: Known, horizon: Option<u8>) {
         let at = 2 * key.bucket(self.mask);
-        let [first, second] = [self.slots[at], self.slots[at + 1]];
-        if second == 0 {
+        let (pair, new) = kept([self.slots[at], self.slots[at + 1]], key, known, horizon);
+        self.slots[at..at + 2].copy_from_slice(&pair);
+        if new {
             self.filled += 1;
-        }
-        let work = |slot: u128, work: u8| match slot != 0 && work & HORIZON == 0 {
-            true => work,
-            false => 0,
-        };
-        let packed = known.pack(key);
-        if work(packed, known.work) >= work(first, Known::unpack(first).work) || first == 0 {
-            // The first entry goes to the costlier; what it held moves down.
-            self.slots[at + 1] = first;
-            self.slots[at] = packed;
-        } else {
-            self.slots[at + 1] = packed;
-        }
-        // At a quarter full, few pairs have lost a key yet.
-        if 4 * self.filled > self.slots.len() && self.mask + 1 < self.most_pairs {
-            self.grow();
+            // At a quarter full, few pairs have lost a key yet.
+            if 4 * self.filled > self.slots.len() && self.mask + 1 < self.most_pairs {
+                self.grow();
+            }
         }
     }
 
@@ -364,10 +380,10 @@ impl Memo {
 }
 
 /// A solver's memo: its own, or one shared among threads searching the
-/// same position ([`Shards`]).
+/// same position ([`Shared`]).
 pub enum Memos {
     Own(Memo),
-    Shared(Arc<Shards>),
+    Shared(Arc<Shared>),
 }
 
 impl Memos {
@@ -375,7 +391,7 @@ impl Memos {
     pub fn get(&self, key: Key) -> Option<Known> {
         match self {
             Memos::Own(memo) => memo.get(key),
-            Memos::Shared(shards) => shards.of(key).get(key),
+            Memos::Shared(shared) => held(shared.pair(key), key).map(|s| at_depth(s, u8::MAX)),
         }
     }
 
@@ -383,7 +399,7 @@ impl Memos {
     pub fn entry(&self, key: Key) -> Option<(Known, Option<u8>)> {
         match self {
             Memos::Own(memo) => memo.entry(key),
-            Memos::Shared(shards) => shards.of(key).entry(key),
+            Memos::Shared(shared) => held(shared.pair(key), key).map(entry),
         }
     }
 
@@ -391,7 +407,7 @@ impl Memos {
     pub fn put(&mut self, key: Key, known: Known) {
         match self {
             Memos::Own(memo) => memo.put(key, known),
-            Memos::Shared(shards) => shards.of(key).put(key, known),
+            Memos::Shared(shared) => shared.keep(key, known, None),
         }
     }
 
@@ -399,7 +415,7 @@ impl Memos {
     pub fn put_horizon(&mut self, key: Key, known: Known, depth: u8) {
         match self {
             Memos::Own(memo) => memo.put_horizon(key, known, depth),
-            Memos::Shared(shards) => shards.of(key).put_horizon(key, known, depth),
+            Memos::Shared(shared) => shared.keep(key, known, Some(depth)),
         }
     }
 
@@ -407,83 +423,102 @@ impl Memos {
     pub fn most_bytes(&self) -> usize {
         match self {
             Memos::Own(memo) => memo.most_bytes(),
-            Memos::Shared(shards) => shards.most_bytes,
+            Memos::Shared(shared) => shared.words.len() * 8,
         }
     }
 
     /// The memo to share among threads: this one if shared already, else
     /// an empty one of the same bound in its place (what it held is lost).
-    pub fn shared(&mut self) -> Arc<Shards> {
+    pub fn shared(&mut self) -> Arc<Shared> {
         if let Memos::Own(memo) = self {
-            *self = Memos::Shared(Arc::new(Shards::new(memo.most_bytes() / 16)));
+            *self = Memos::Shared(Arc::new(Shared::new(memo.most_pairs)));
         }
         match self {
-            Memos::Shared(shards) => shards.clone(),
+            Memos::Shared(shared) => shared.clone(),
             Memos::Own(_) => unreachable!("made shared above"),
         }
     }
 }
 
-/// A memo shared among threads: [`Memo`]s each behind a lock, a key's
-/// shard chosen by its hash's top bits (its pair within by the low ones),
-/// so that two threads seldom wait on one another.
-pub struct Shards {
-    shards: Vec<Mutex<Memo>>,
-    most_bytes: usize,
+/// A memo shared among threads, taken at its full size at once, without
+/// locks: an entry is two words, the first the key's low half xor the
+/// second, so an entry read while another thread writes it reads as some
+/// other key, never as this key with another's bounds. Two threads
+/// keeping entries in one pair at once may lose one: a bound lost, never
+/// a wrong one.
+pub struct Shared {
+    words: Vec<AtomicU64>,
+    mask: usize,
     /// The positions some thread is searching now, a key's hash a slot
     /// (0 for none), so that another thread can take a sibling first
     /// (simplified ABDADA): a clash only defers a move, never skips it.
     busy: Vec<AtomicU64>,
 }
 
-impl Shards {
-    const COUNT: usize = 256;
+impl Shared {
     const BUSY: usize = 1 << 16;
 
-    /// Shards holding at most `entries` entries in all, each growing as
-    /// [`Memo::growing`].
-    pub fn new(entries: usize) -> Shards {
-        let shards: Vec<Mutex<Memo>> = (0..Shards::COUNT)
-            .map(|_| Mutex::new(Memo::growing(entries / Shards::COUNT)))
-            .collect();
-        let most_bytes = shards
-            .iter()
-            .map(|s| s.lock().map_or(0, |m| m.most_bytes()))
-            .sum();
-        let busy = (0..Shards::BUSY).map(|_| AtomicU64::new(0)).collect();
-        Shards {
-            shards,
-            most_bytes,
+    /// A table of `pairs` pairs (a power of two), fewer where the system
+    /// will not give that much memory.
+    fn new(mut pairs: usize) -> Shared {
+        let mut words = Vec::new();
+        while words.try_reserve_exact(4 * pairs).is_err() && pairs > Memo::SMALLEST / 2 {
+            pairs /= 2;
+        }
+        words.resize_with(4 * pairs, || AtomicU64::new(0));
+        let busy = (0..Shared::BUSY).map(|_| AtomicU64::new(0)).collect();
+        Shared {
+            words,
+            mask: pairs - 1,
             busy,
         }
+    }
+
+    fn pair(&self, key: Key) -> [u128; 2] {
+        let at = 4 * key.bucket(self.mask);
+        [self.slot(at), self.slot(at + 2)]
+    }
+
+    fn slot(&self, at: usize) -> u128 {
+        let high = self.words[at + 1].load(Ordering::Relaxed);
+        let low = self.words[at].load(Ordering::Relaxed) ^ high;
+        u128::from(low) | u128::from(high) << 64
+    }
+
+    fn keep(&self, key: Key, known: Known, horizon: Option<u8>) {
+        let at = 4 * key.bucket(self.mask);
+        let pair = self.pair(key);
+        let (kept, _) = kept(pair, key, known, horizon);
+        for (i, (&old, &new)) in pair.iter().zip(&kept).enumerate() {
+            if old != new {
+                self.store(at + 2 * i, new);
+            }
+        }
+    }
+
+    fn store(&self, at: usize, slot: u128) {
+        let high = (slot >> 64) as u64;
+        self.words[at + 1].store(high, Ordering::Relaxed);
+        self.words[at].store(slot as u64 ^ high, Ordering::Relaxed);
     }
 
     /// Whether another thread is searching `key` now.
     pub fn is_busy(&self, key: Key) -> bool {
         let h = key.hash() | 1;
-        self.busy[h as usize % Shards::BUSY].load(Ordering::Relaxed) == h
+        self.busy[h as usize % Shared::BUSY].load(Ordering::Relaxed) == h
     }
 
-    /// Marks `key` searched by this thread until [`Shards::done`].
+    /// Marks `key` searched by this thread until [`Shared::done`].
     pub fn start(&self, key: Key) {
         let h = key.hash() | 1;
-        self.busy[h as usize % Shards::BUSY].store(h, Ordering::Relaxed);
+        self.busy[h as usize % Shared::BUSY].store(h, Ordering::Relaxed);
     }
 
     /// Unmarks `key`, unless another position took its slot since.
     pub fn done(&self, key: Key) {
         let h = key.hash() | 1;
-        let slot = &self.busy[h as usize % Shards::BUSY];
+        let slot = &self.busy[h as usize % Shared::BUSY];
         let _ = slot.compare_exchange(h, 0, Ordering::Relaxed, Ordering::Relaxed);
-    }
-
-    fn of(&self, key: Key) -> MutexGuard<'_, Memo> {
-        let shard = (key.hash() >> 56) as usize % Shards::COUNT;
-        // A thread that panicked holding a lock is a bug passed on by its
-        // join; the memo's entries are whole either way.
-        self.shards[shard]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -739,5 +774,56 @@ mod tests {
             (Some(1), None, Some(4), 5)
         );
         assert_eq!(memo.at_depth(key, 20).unwrap().lower, Some(1));
+    }
+
+    /// The shared table keeps entries as an own one does, and what one
+    /// thread keeps the other reads, whole.
+    #[test]
+    fn a_shared_table_keeps_what_its_threads_keep() {
+        let known = |i: u32| Known {
+            lower: Some(i as i32 % 50 - 25),
+            upper: Some(i as i32 % 50 - 20),
+            best: Some((i % 6) as u8),
+            work: (i % 40) as u8,
+        };
+        let puts = |memo: &mut Memos, i: u32, key: Key| {
+            memo.put(key, known(i));
+            if i.is_multiple_of(3) {
+                memo.put_horizon(key, known(i + 7), 9);
+            }
+        };
+        let mut shared = Memos::Own(Memo::growing(1 << 16));
+        let table = shared.shared();
+        for (i, key) in (0..).zip(keys(300)) {
+            puts(&mut shared, i, key);
+        }
+        for (i, key) in (0..).zip(keys(300)) {
+            let mut alone = Memos::Own(Memo::growing(0));
+            puts(&mut alone, i, key);
+            assert_eq!(shared.get(key), alone.get(key));
+            assert_eq!(shared.entry(key), alone.entry(key));
+        }
+        // Two threads keeping entries of their own at once: each entry
+        // read whole, this key's bounds or none.
+        let other = Memos::Shared(table.clone());
+        std::thread::scope(|scope| {
+            for half in 0..2u32 {
+                let mut memo = Memos::Shared(table.clone());
+                scope.spawn(move || {
+                    for (i, key) in (0..).zip(keys(20_000)).filter(|(i, _)| i % 2 == half) {
+                        memo.put(key, known(i));
+                    }
+                });
+            }
+        });
+        for (i, key) in (0..).zip(keys(20_000)) {
+            if let Some(held) = other.get(key) {
+                let put = known(i);
+                assert_eq!(
+                    (held.lower, held.upper, held.best),
+                    (put.lower, put.upper, put.best)
+                );
+            }
+        }
     }
 }

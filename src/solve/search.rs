@@ -84,8 +84,8 @@ pub struct Solver<'a> {
     /// search made when first needed), not by MTD(f).
     proof_numbers: bool,
     proof: Option<ProofSearch<'a>>,
-    /// The threads the root's moves are shared out among: one unless
-    /// asked ([`Solver::on_cores`]), so that a budget means the same work
+    /// The threads each null-window search runs on: one unless asked
+    /// ([`Solver::on_cores`]), so that a budget means the same positions
     /// on any machine.
     threads: usize,
     /// Whether [`Solver::value`] deepens iteratively first.
@@ -148,12 +148,10 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Shares the root's moves out among `threads` threads (`solve`'s
-    /// values and `at_least`'s bounds), each with a solver of its own:
-    /// its share of the memo's memory and of the budget. The values are
-    /// the same; the positions counted, and where a budget runs out, are not.
-    /// [`Solver::value`] instead runs each null-window search on all the
-    /// threads over one memo they share ([`Solver::test_on_cores`]).
+    /// Runs each null-window search on `threads` threads over one memo
+    /// they share ([`Solver::test_on_cores`]), taken at its full size at
+    /// once. The values are the same; the positions counted, and where a
+    /// budget runs out, are not.
     pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
         self.threads = threads.max(1);
         self
@@ -260,19 +258,14 @@ impl<'a> Solver<'a> {
         // The exact search needs the memo's keys (and its cycle check).
         if let (Some(scoring), Some(_)) = (scoring, Key::of(position)) {
             let guesses = self.guesses(position, &legal);
-            let valued = self.shared_out(
-                guesses.len(),
-                &|solver, i| {
-                    let (_, child, guess) = guesses[i];
-                    let sign = relative(position, &child, 1);
-                    solver.move_value(scoring, &child, guess, sign)
-                },
-                &|_| false,
-            );
             let mut moves = Vec::new();
-            let exact = valued.is_ok();
-            for (i, v) in valued.unwrap_or_default() {
-                let (pit, child, _) = guesses[i];
+            let mut exact = true;
+            for &(pit, child, guess) in &guesses {
+                let sign = relative(position, &child, 1);
+                let Ok(v) = self.move_value(scoring, &child, guess, sign) else {
+                    exact = false;
+                    break;
+                };
                 let v = relative(position, &child, v);
                 self.report(format_args!("{pit}: exactly {v:+}"));
                 moves.push((pit, v));
@@ -339,6 +332,17 @@ impl<'a> Solver<'a> {
         self.mtdf(scoring, position, guess, 1).ok()
     }
 
+    /// Whether `position`'s value is at least `beta` (a null-window
+    /// search, fail-soft), on every thread: the memo shared from the first
+    /// (what it held before is lost).
+    fn test(&mut self, scoring: Scoring, position: &Position, beta: i32) -> Result<i32, Stop> {
+        self.path.clear();
+        match self.threads {
+            1 => self.exact(scoring, position, beta - 1, beta),
+            _ => self.test_on_cores(scoring, position, beta),
+        }
+    }
+
     /// One null-window search of `position` (is its value at least
     /// `beta`?) on [`Solver::on_cores`]'s threads over one shared memo,
     /// each putting off the moves another is searching (each thread's
@@ -349,17 +353,18 @@ impl<'a> Solver<'a> {
         position: &Position,
         beta: i32,
     ) -> Result<i32, Stop> {
-        let shards = self.memo.shared();
+        let shared = self.memo.shared();
         let cancel = Arc::new(AtomicBool::new(false));
-        let budget = self.budget.saturating_sub(self.nodes);
+        // The budget left, shared out: the positions counted are all theirs.
+        let budget = self.budget.saturating_sub(self.nodes) / self.threads as u64;
         let tables = self.tables;
         let each = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..self.threads)
                 .map(|_| {
-                    let (shards, cancel) = (shards.clone(), cancel.clone());
+                    let (shared, cancel) = (shared.clone(), cancel.clone());
                     scope.spawn(move || {
                         let mut solver = Solver::with_memo(tables, budget, Memo::growing(0));
-                        solver.memo = Memos::Shared(shards);
+                        solver.memo = Memos::Shared(shared);
                         solver.cancel = Some(cancel.clone());
                         let result = solver.exact(scoring, position, beta - 1, beta);
                         if result.is_ok() {
@@ -611,26 +616,15 @@ impl<'a> Solver<'a> {
         }
         let legal: Vec<Pit> = position.legal_moves().into_iter().collect();
         let guesses = self.guesses(position, &legal);
-        let tested = self.shared_out(
-            guesses.len(),
-            &|solver, i| {
-                let (_, child, _) = guesses[i];
-                // The child's value v, for its own mover, is `sign * v` here.
-                let sign = relative(position, &child, 1);
-                let beta = if sign > 0 { bound } else { 1 - bound };
-                solver.path.clear();
-                let g = solver.exact(scoring, &child, beta - 1, beta)?;
-                Ok((g >= beta) == (sign > 0))
-            },
-            &|&reaches| reaches,
-        );
         let mut moves = Vec::new();
-        for (i, reaches) in tested.ok()? {
+        for &(pit, child, _) in &guesses {
+            // The child's value v, for its own mover, is `sign * v` here.
+            let sign = relative(position, &child, 1);
+            let beta = if sign > 0 { bound } else { 1 - bound };
+            let reaches = (self.test(scoring, &child, beta).ok()? >= beta) == (sign > 0);
             let proved = Proved::of_test(bound, reaches);
-            let pit = guesses[i].0;
             self.report(format_args!("{pit}: {proved}"));
             moves.push((pit, proved));
-            // The moves a search one at a time would have tried.
             if reaches {
                 break;
             }
@@ -638,81 +632,6 @@ impl<'a> Solver<'a> {
         moves.sort_by_key(|&(pit, _)| pit.index());
         let holds = moves.iter().any(|(_, p)| matches!(p, Proved::AtLeast(_)));
         Some(BoundTest { holds, moves })
-    }
-
-    /// `job` for each of `jobs` root moves in turn, the moves shared out
-    /// among the cores, each thread a solver of its own (with its share of
-    /// the memo's memory and of the budget left); no move is begun after
-    /// one is `enough`. The results in the order of the moves, up to the
-    /// last begun (every earlier one finished), or why one stopped. On one
-    /// core, this solver does them all (its memo kept for the next).
-    fn shared_out<T: Send>(
-        &mut self,
-        jobs: usize,
-        job: &(dyn Fn(&mut Solver, usize) -> Result<T, Stop> + Sync),
-        enough: &(dyn Fn(&T) -> bool + Sync),
-    ) -> Result<Vec<(usize, T)>, Stop> {
-        let threads = self.threads.min(jobs);
-        if threads <= 1 {
-            let mut done = Vec::new();
-            for i in 0..jobs {
-                let result = job(self, i)?;
-                let stop = enough(&result);
-                done.push((i, result));
-                if stop {
-                    break;
-                }
-            }
-            return Ok(done);
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let found = std::sync::atomic::AtomicBool::new(false);
-        let budget = self.budget.saturating_sub(self.nodes) / threads as u64;
-        let entries = self.memo.most_bytes() / 16 / threads;
-        let (tables, proof_numbers) = (self.tables, self.proof_numbers);
-        let each = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut solver = Solver::with_memo(tables, budget, Memo::growing(entries));
-                        solver.proof_numbers = proof_numbers;
-                        let mut done = Vec::new();
-                        while !found.load(std::sync::atomic::Ordering::Relaxed) {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if i >= jobs {
-                                break;
-                            }
-                            let result = job(&mut solver, i);
-                            if result.as_ref().map_or(true, enough) {
-                                found.store(true, std::sync::atomic::Ordering::Relaxed);
-                            }
-                            done.push((i, result));
-                        }
-                        (done, solver.nodes)
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
-        });
-        let mut done = Vec::new();
-        for worker in each {
-            // A worker's panic is a bug: passed on, never hidden.
-            let (results, nodes) = worker.unwrap_or_else(|e| std::panic::resume_unwind(e));
-            self.nodes += nodes;
-            done.extend(results);
-        }
-        done.sort_by_key(|d| d.0);
-        let mut results = Vec::new();
-        for (i, result) in done {
-            let result = result?;
-            let stop = enough(&result);
-            results.push((i, result));
-            // What came after was begun only because this had not ended.
-            if stop {
-                break;
-            }
-        }
-        Ok(results)
     }
 
     /// The exact value of a root move's `child` for its mover: by proof
@@ -756,13 +675,7 @@ impl<'a> Solver<'a> {
         let mut g = guess;
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
-            self.path.clear();
-            g = match self.memo {
-                Memos::Shared(_) if self.threads > 1 => {
-                    self.test_on_cores(scoring, position, beta)?
-                }
-                _ => self.exact(scoring, position, beta - 1, beta)?,
-            };
+            g = self.test(scoring, position, beta)?;
             if g < beta {
                 upper = g;
             } else {
@@ -955,7 +868,7 @@ impl<'a> Solver<'a> {
         // others are done (simplified ABDADA). Deeper, marking costs more
         // than the work it spares.
         let shared = match &self.memo {
-            Memos::Shared(shards) if self.path.len() <= BUSY_PLIES => Some(shards.clone()),
+            Memos::Shared(shared) if self.path.len() <= BUSY_PLIES => Some(shared.clone()),
             _ => None,
         };
         let mut put_off = [false; 8];
@@ -968,20 +881,21 @@ impl<'a> Solver<'a> {
                 if pass == 1 && !put_off[i] {
                     continue;
                 }
-                if let Some((shards, key)) = mark {
-                    if pass == 0 && i > 0 && shards.is_busy(key) {
+                if let Some((shared, key)) = mark {
+                    if pass == 0 && i > 0 && shared.is_busy(key) {
                         put_off[i] = true;
                         continue;
                     }
-                    shards.start(key);
+                    shared.start(key);
                 }
                 let value = if same {
                     self.unsettled(scoring, &child, probe, alpha, beta)
                 } else {
-                    self.unsettled(scoring, &child, probe, -beta, -alpha).map(|v| -v)
+                    self.unsettled(scoring, &child, probe, -beta, -alpha)
+                        .map(|v| -v)
                 };
-                if let Some((shards, key)) = mark {
-                    shards.done(key);
+                if let Some((shared, key)) = mark {
+                    shared.done(key);
                 }
                 let value = value?;
                 if value > best {

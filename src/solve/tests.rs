@@ -113,7 +113,7 @@ fn check_rules(rules: Rules, table_stones: usize, most: usize, samples: u32) {
         // memo small enough (1024 entries) to be replacing all the time,
         // and (in Waurie: elsewhere it is the same) by proof numbers, not
         // MTD(f).
-        // And with the root's moves shared out among threads.
+        // And on three threads over one shared memo.
         let ways = [
             (None, 16, false, 1),
             (Some(&tables), 16, false, 1),
