@@ -194,8 +194,7 @@ pub enum Command {
         /// Report each step of the search on standard error (for long solves)
         #[arg(long)]
         verbose: bool,
-        /// Megabytes for the transposition table, taken at once where the search runs on more than one
-        /// core (default: sized to --nodes, at most 1024)
+        /// Megabytes for the transposition table (default: sized to --nodes, at most 1024)
         #[arg(long, value_name = "MB")]
         memory: Option<usize>,
         /// Solve a win-or-loss game (Waurie) by proof numbers (df-pn), not MTD(f)

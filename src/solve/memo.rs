@@ -16,8 +16,8 @@
 //! a memo without locks ([`Shared`]).
 
 use std::collections::TryReserveError;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::engine::Position;
 
@@ -423,7 +423,7 @@ impl Memos {
     pub fn most_bytes(&self) -> usize {
         match self {
             Memos::Own(memo) => memo.most_bytes(),
-            Memos::Shared(shared) => shared.words.len() * 8,
+            Memos::Shared(shared) => shared.most_pairs * 32,
         }
     }
 
@@ -440,15 +440,23 @@ impl Memos {
     }
 }
 
-/// A memo shared among threads, taken at its full size at once, without
-/// locks: an entry is two words, the first the key's low half xor the
-/// second, so an entry read while another thread writes it reads as some
-/// other key, never as this key with another's bounds. Two threads
-/// keeping entries in one pair at once may lose one: a bound lost, never
-/// a wrong one.
+/// A memo shared among threads, without locks: an entry is two words, the
+/// first the key's low half xor the second, so an entry read while another
+/// thread writes it reads as some other key, never as this key with
+/// another's bounds. Two threads keeping entries in one pair at once may
+/// lose one: a bound lost, never a wrong one. It starts small and doubles
+/// when a quarter full, as [`Memo`] does, but in chunks taken as it grows
+/// and without moving what it holds: the half of the entries whose pair
+/// moved up is lost (a memo loses entries anyway; these are the oldest).
 pub struct Shared {
-    words: Vec<AtomicU64>,
-    mask: usize,
+    /// Pairs of entries, [`Shared::CHUNK`] pairs a chunk.
+    chunks: Vec<OnceLock<Box<[AtomicU64]>>>,
+    /// The pairs in use, less one.
+    mask: AtomicUsize,
+    most_pairs: usize,
+    /// Entries kept in empty slots, and the thread doubling the table.
+    filled: AtomicUsize,
+    growing: Mutex<()>,
     /// The positions some thread is searching now, a key's hash a slot
     /// (0 for none), so that another thread can take a sibling first
     /// (simplified ABDADA): a clash only defers a move, never skips it.
@@ -457,49 +465,85 @@ pub struct Shared {
 
 impl Shared {
     const BUSY: usize = 1 << 16;
+    const CHUNK: usize = 1 << 14;
 
-    /// A table of `pairs` pairs (a power of two), fewer where the system
-    /// will not give that much memory.
-    fn new(mut pairs: usize) -> Shared {
-        let mut words = Vec::new();
-        while words.try_reserve_exact(4 * pairs).is_err() && pairs > Memo::SMALLEST / 2 {
-            pairs /= 2;
-        }
-        words.resize_with(4 * pairs, || AtomicU64::new(0));
-        let busy = (0..Shared::BUSY).map(|_| AtomicU64::new(0)).collect();
+    /// A table of at most `most_pairs` pairs (a power of two).
+    fn new(most_pairs: usize) -> Shared {
+        let first = Shared::CHUNK.min(most_pairs);
+        let chunks: Vec<_> = (0..most_pairs.div_ceil(first))
+            .map(|_| OnceLock::new())
+            .collect();
+        chunks[0].get_or_init(|| (0..4 * first).map(|_| AtomicU64::new(0)).collect());
         Shared {
-            words,
-            mask: pairs - 1,
-            busy,
+            chunks,
+            mask: AtomicUsize::new((Memo::SMALLEST / 2).min(most_pairs) - 1),
+            most_pairs,
+            filled: AtomicUsize::new(0),
+            growing: Mutex::new(()),
+            busy: (0..Shared::BUSY).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// The words of `key`'s pair.
+    fn words(&self, key: Key) -> Option<&[AtomicU64]> {
+        let pair = key.bucket(self.mask.load(Ordering::Acquire));
+        let chunk = self.chunks[pair / Shared::CHUNK].get()?;
+        let at = 4 * (pair % Shared::CHUNK);
+        Some(&chunk[at..at + 4])
     }
 
     fn pair(&self, key: Key) -> [u128; 2] {
-        let at = 4 * key.bucket(self.mask);
-        [self.slot(at), self.slot(at + 2)]
-    }
-
-    fn slot(&self, at: usize) -> u128 {
-        let high = self.words[at + 1].load(Ordering::Relaxed);
-        let low = self.words[at].load(Ordering::Relaxed) ^ high;
-        u128::from(low) | u128::from(high) << 64
+        self.words(key).map_or([0, 0], |words| {
+            [0, 2].map(|at| {
+                let high = words[at + 1].load(Ordering::Relaxed);
+                let low = words[at].load(Ordering::Relaxed) ^ high;
+                u128::from(low) | u128::from(high) << 64
+            })
+        })
     }
 
     fn keep(&self, key: Key, known: Known, horizon: Option<u8>) {
-        let at = 4 * key.bucket(self.mask);
+        let Some(words) = self.words(key) else {
+            return;
+        };
         let pair = self.pair(key);
-        let (kept, _) = kept(pair, key, known, horizon);
-        for (i, (&old, &new)) in pair.iter().zip(&kept).enumerate() {
-            if old != new {
-                self.store(at + 2 * i, new);
+        let (kept, new) = kept(pair, key, known, horizon);
+        for (at, (&old, &slot)) in [0, 2].into_iter().zip(pair.iter().zip(&kept)) {
+            if old != slot {
+                let high = (slot >> 64) as u64;
+                words[at + 1].store(high, Ordering::Relaxed);
+                words[at].store(slot as u64 ^ high, Ordering::Relaxed);
+            }
+        }
+        if new {
+            let filled = self.filled.fetch_add(1, Ordering::Relaxed) + 1;
+            let pairs = self.mask.load(Ordering::Acquire) + 1;
+            if 2 * filled > pairs && pairs < self.most_pairs {
+                self.grow(pairs);
             }
         }
     }
 
-    fn store(&self, at: usize, slot: u128) {
-        let high = (slot >> 64) as u64;
-        self.words[at + 1].store(high, Ordering::Relaxed);
-        self.words[at].store(slot as u64 ^ high, Ordering::Relaxed);
+    /// Doubles the table from `pairs` pairs: its new chunks taken first,
+    /// then the mask raised. Short of memory, it stops growing instead.
+    fn grow(&self, pairs: usize) {
+        let Ok(_only) = self.growing.try_lock() else {
+            return;
+        };
+        if self.mask.load(Ordering::Acquire) + 1 != pairs {
+            return;
+        }
+        // Below a chunk, the first chunk holds the new pairs already.
+        let (from, to) = ((pairs / Shared::CHUNK).max(1), 2 * pairs / Shared::CHUNK);
+        for chunk in self.chunks.iter().take(to).skip(from) {
+            let mut words = Vec::new();
+            if words.try_reserve_exact(4 * Shared::CHUNK).is_err() {
+                return;
+            }
+            words.resize_with(4 * Shared::CHUNK, || AtomicU64::new(0));
+            let _ = chunk.set(words.into_boxed_slice());
+        }
+        self.mask.store(2 * pairs - 1, Ordering::Release);
     }
 
     /// Whether another thread is searching `key` now.
@@ -786,23 +830,27 @@ mod tests {
             best: Some((i % 6) as u8),
             work: (i % 40) as u8,
         };
-        let puts = |memo: &mut Memos, i: u32, key: Key| {
-            memo.put(key, known(i));
-            if i.is_multiple_of(3) {
-                memo.put_horizon(key, known(i + 7), 9);
-            }
-        };
+        // (Entries are merged by the same function in both, tested with
+        // Memo's.)
+        let puts = |memo: &mut Memos, i: u32, key: Key| memo.put(key, known(i));
         let mut shared = Memos::Own(Memo::growing(1 << 16));
         let table = shared.shared();
         for (i, key) in (0..).zip(keys(300)) {
             puts(&mut shared, i, key);
         }
+        // Each entry held is the one kept; the table doubled, losing some.
+        let mut held = 0;
         for (i, key) in (0..).zip(keys(300)) {
             let mut alone = Memos::Own(Memo::growing(0));
             puts(&mut alone, i, key);
-            assert_eq!(shared.get(key), alone.get(key));
-            assert_eq!(shared.entry(key), alone.entry(key));
+            if let Some(entry) = shared.entry(key) {
+                assert_eq!(Some(entry), alone.entry(key));
+                assert_eq!(shared.get(key), alone.get(key));
+                held += 1;
+            }
         }
+        assert!((100..300).contains(&held), "{held}");
+        assert_eq!(table.mask.load(Ordering::Relaxed), 1023);
         // Two threads keeping entries of their own at once: each entry
         // read whole, this key's bounds or none.
         let other = Memos::Shared(table.clone());
@@ -816,14 +864,21 @@ mod tests {
                 });
             }
         });
+        let mut held = 0;
         for (i, key) in (0..).zip(keys(20_000)) {
-            if let Some(held) = other.get(key) {
+            if let Some(entry) = other.get(key) {
                 let put = known(i);
-                assert_eq!(
-                    (held.lower, held.upper, held.best),
-                    (put.lower, put.upper, put.best)
-                );
+                let entry = (entry.lower, entry.upper, entry.best);
+                assert_eq!(entry, (put.lower, put.upper, put.best));
+                held += 1;
             }
         }
+        // Grown in chunks to hold them, within its bound.
+        assert!(held > 5_000, "{held}");
+        let taken = table.chunks.iter().filter(|c| c.get().is_some()).count();
+        assert_eq!(
+            (table.mask.load(Ordering::Relaxed) + 1, taken),
+            (1 << 15, 2)
+        );
     }
 }

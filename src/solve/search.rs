@@ -149,9 +149,8 @@ impl<'a> Solver<'a> {
     }
 
     /// Runs each null-window search on `threads` threads over one memo
-    /// they share ([`Solver::test_on_cores`]), taken at its full size at
-    /// once. The values are the same; the positions counted, and where a
-    /// budget runs out, are not.
+    /// they share ([`Solver::test_on_cores`]). The values are the same;
+    /// the positions counted, and where a budget runs out, are not.
     pub fn on_cores(mut self, threads: usize) -> Solver<'a> {
         self.threads = threads.max(1);
         self
