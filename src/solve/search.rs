@@ -871,7 +871,8 @@ impl<'a> Solver<'a> {
             _ => None,
         };
         let mut put_off = [false; 8];
-        for pass in 0..2 {
+        // The second pass only for moves put off in the first.
+        for pass in 0..1 + usize::from(shared.is_some()) {
             for (i, open) in open[..count].iter().enumerate() {
                 let Some((pit, child, same, probe, _)) = *open else {
                     continue;
