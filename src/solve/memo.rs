@@ -176,6 +176,15 @@ fn entry(slot: u128) -> (Known, Option<u8>) {
     (Known::unpack(slot), horizon_of(slot))
 }
 
+/// A shared pair's two entries, from its four words.
+fn read(words: &[AtomicU64]) -> [u128; 2] {
+    [0, 2].map(|at| {
+        let high = words[at + 1].load(Ordering::Relaxed);
+        let low = words[at].load(Ordering::Relaxed) ^ high;
+        u128::from(low) | u128::from(high) << 64
+    })
+}
+
 /// The entry a pair holds for `key`.
 fn held(pair: [u128; 2], key: Key) -> Option<u128> {
     if key.0 == 0 {
@@ -493,20 +502,15 @@ impl Shared {
     }
 
     fn pair(&self, key: Key) -> [u128; 2] {
-        self.words(key).map_or([0, 0], |words| {
-            [0, 2].map(|at| {
-                let high = words[at + 1].load(Ordering::Relaxed);
-                let low = words[at].load(Ordering::Relaxed) ^ high;
-                u128::from(low) | u128::from(high) << 64
-            })
-        })
+        self.words(key).map_or([0, 0], read)
     }
 
     fn keep(&self, key: Key, known: Known, horizon: Option<u8>) {
         let Some(words) = self.words(key) else {
             return;
         };
-        let pair = self.pair(key);
+        // The pair read and written through one lookup of the mask.
+        let pair = read(words);
         let (kept, new) = kept(pair, key, known, horizon);
         for (at, (&old, &slot)) in [0, 2].into_iter().zip(pair.iter().zip(&kept)) {
             if old != slot {
