@@ -85,16 +85,20 @@ two_tables() {
     done
 }
 
-# kalah_tables_23 VARIANT: Kalah's tables to 23 stones in pits in
-# $tables/23, built to 18, then extended (as the files' runs: ~10 min of CPU).
-kalah_tables_23() {
-    local variant=$1 args=()
+# kalah_tables N VARIANT: Kalah's tables to N stones in pits (18, 23, 26
+# or 27) in $tables/N, each extended from the depth below (as the files'
+# runs: to 23 ~10 min of CPU, to 26 ~17 min, to 27 ~25 min more).
+kalah_tables() {
+    local n=$1 variant=$2 below args=()
     [ -n "$variant" ] && args=(--variant "$variant")
     local table=kalah${variant:+-$variant}.tables
-    tables_to kalah 18 "${args[@]}"
-    mkdir -p "$tables/23"
-    [ -e "$tables/23/$table" ] || cp "$tables/18/$table" "$tables/23/$table"
-    tables_to kalah 23 "${args[@]}"
+    case $n in 23) below=18 ;; 26) below=23 ;; 27) below=26 ;; *) below= ;; esac
+    if [ -n "$below" ]; then
+        kalah_tables "$below" "$variant"
+        mkdir -p "$tables/$n"
+        [ -e "$tables/$n/$table" ] || cp "$tables/$below/$table" "$tables/$n/$table"
+    fi
+    tables_to kalah "$n" "${args[@]}"
 }
 
 # bound_test V SOLVE_ARGS...: the sheet on standard input tested
@@ -131,7 +135,7 @@ value_alone() {
     local name=$1 stones=$2 variant=$3 want got deepening
     local file=$solutions/$name.txt
     want=$(grep -m1 '^the value Some' "$file" | sed 's/:.*//')
-    kalah_tables_23 "$variant"
+    kalah_tables 23 "$variant"
     for deepening in 1 0; do
         [ "$deepening" = 0 ] && ! grep -q 'MANCALA_DEEPENING=0' "$file" && continue
         got=$(env MANCALA_VALUE="$stones" ${variant:+MANCALA_VARIANT="$variant"} \
@@ -151,7 +155,7 @@ two_bounds() {
     want=$(grep -m1 '^the value Some' "$file" | sed 's/^the value Some(\(-*[0-9]*\)).*/\1/')
     local args=()
     [ -n "$variant" ] && args=(--variant "$variant")
-    kalah_tables_23 "$variant"
+    kalah_tables 23 "$variant"
     for at_least in "$want" "$((want + 1))"; do
         got=$("$bin" new kalah --stones "$stones" "${args[@]}" |
             bound_test "$at_least" --tables "$tables/23" --memory 8192)
@@ -160,6 +164,24 @@ two_bounds() {
         else
             check "$name" "--at-least $at_least" "{\"at_most\":$want}" "$got"
         fi
+    done
+}
+
+# first_moves NAME STONES VARIANT: each `move PIT V` line of NAME's file
+# (the first move PIT is worth V for South) found again by the solve
+# bench's MANCALA_MOVE (the value alone of the position after PIT, on two
+# threads sharing an 8 GB memo, deepening first) on tables to 26 stones
+# in pits, then on tables to 27 (other positions): minutes each.
+first_moves() {
+    local name=$1 stones=$2 variant=$3 n pit v got
+    for n in 26 27; do
+        kalah_tables "$n" "$variant"
+        while read -r pit v; do
+            got=$(env MANCALA_VALUE="$stones" MANCALA_MOVE="$pit" ${variant:+MANCALA_VARIANT="$variant"} \
+                MANCALA_THREADS=2 MANCALA_TABLES="$tables/$n" MANCALA_MEMORY=8192 \
+                cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
+            check "$name" "first move $pit, tables to $n" "the value Some($v)" "$got"
+        done < <(sed -n 's/^move //p' "$solutions/$name.txt")
     done
 }
 
@@ -188,10 +210,12 @@ run() {
     kalah-5-empty-capture)
         value_alone kalah-5-empty-capture 5 empty-capture
         two_bounds kalah-5-empty-capture 5 empty-capture
+        first_moves kalah-5-empty-capture 5 empty-capture
         ;;
     kalah-5)
         value_alone kalah-5 5 ""
         two_bounds kalah-5 5 ""
+        first_moves kalah-5 5 ""
         ;;
     mankala-4-bounds) bounds mankala-4 mankala 4 20 18 ;;
     *)
