@@ -181,7 +181,7 @@ first_moves() {
                 MANCALA_THREADS=2 MANCALA_TABLES="$tables/$n" MANCALA_MEMORY=8192 \
                 cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
             check "$name" "first move $pit, tables to $n" "the value Some($v)" "$got"
-        done < <(sed -n 's/^move //p' "$solutions/$name.txt")
+        done < <(sed -n 's/^move \([a-f] -*[0-9]*\)$/\1/p' "$solutions/$name.txt")
     done
 }
 
