@@ -127,6 +127,12 @@ bounds() {
     done
 }
 
+# bench_value NAME=VALUE...: the solve bench's "the value Some(V)" line
+# (without its positions) on an 8 GB memo, with those variables set.
+bench_value() {
+    env MANCALA_MEMORY=8192 "$@" cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//'
+}
+
 # value_alone NAME STONES VARIANT: the start's value alone (the solve
 # bench's MANCALA_VALUE, iterative deepening first, an 8 GB memo) on tables
 # to 23 stones in pits, against the file's line "the value Some(V)"; then
@@ -138,9 +144,8 @@ value_alone() {
     kalah_tables 23 "$variant"
     for deepening in 1 0; do
         [ "$deepening" = 0 ] && ! grep -q 'MANCALA_DEEPENING=0' "$file" && continue
-        got=$(env MANCALA_VALUE="$stones" ${variant:+MANCALA_VARIANT="$variant"} \
-            MANCALA_TABLES="$tables/23" MANCALA_MEMORY=8192 MANCALA_DEEPENING=$deepening \
-            cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
+        got=$(bench_value MANCALA_VALUE="$stones" ${variant:+MANCALA_VARIANT="$variant"} \
+            MANCALA_TABLES="$tables/23" MANCALA_DEEPENING=$deepening)
         check "$name" "value alone, deepening $deepening" "$want" "$got"
     done
 }
@@ -177,9 +182,8 @@ first_moves() {
     for n in 26 27; do
         kalah_tables "$n" "$variant"
         while read -r pit v; do
-            got=$(env MANCALA_VALUE="$stones" MANCALA_MOVE="$pit" ${variant:+MANCALA_VARIANT="$variant"} \
-                MANCALA_THREADS=2 MANCALA_TABLES="$tables/$n" MANCALA_MEMORY=8192 \
-                cargo bench --bench solve 2>/dev/null | grep -m1 '^the value' | sed 's/:.*//')
+            got=$(bench_value MANCALA_VALUE="$stones" MANCALA_MOVE="$pit" ${variant:+MANCALA_VARIANT="$variant"} \
+                MANCALA_THREADS=2 MANCALA_TABLES="$tables/$n")
             check "$name" "first move $pit, tables to $n" "the value Some($v)" "$got"
         done < <(sed -n 's/^move \([a-f] -*[0-9]*\)$/\1/p' "$solutions/$name.txt")
     done
